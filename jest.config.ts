@@ -1,0 +1,12 @@
+import type { Config } from 'jest';
+
+const config: Config = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  // Each test file that starts a server gets a fresh module registry; give them room on 2 cores.
+  testTimeout: 20_000,
+};
+
+export default config;

@@ -1,0 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { generate } from './schema-codegen';
+
+const root = resolve(__dirname, '..');
+for (const [path, text] of generate(root)) {
+  writeFileSync(join(root, path), text);
+  process.stdout.write(`wrote ${path}\n`);
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage } from 'node:http';
+import getRawBody from 'raw-body';
+import { SvcWebhookError } from '../errors';
+
+type MaybeParsed = IncomingMessage & { body?: unknown; _body?: boolean };
+
+const MOUNT_HINT =
+  'the request body was already consumed by another body parser (such as express.json()): ' +
+  'mount the svc-webhooks middleware before it, or give this route express.raw({ type: "application/json" })';
+
+/** Refuses a body the sender never sends: anything but JSON, or any content coding. */
+export function checkContentHeaders(req: IncomingMessage): void {
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new SvcWebhookError('content_encoding_unsupported', 'Content-Encoding is not supported; send the JSON body as it is');
+  }
+  const type = req.headers['content-type'];
+  const mediaType = type === undefined ? '' : type.split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new SvcWebhookError('unsupported_media_type', 'Content-Type must be application/json');
+  }
+}
+
+/**
+ * The exact bytes of the body, bounded by `limit`: signatures are over these bytes, so they are
+ * never re-serialised. A Buffer left by express.raw() is used as it is.
+ */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const parsed = (req as MaybeParsed).body;
+  if (Buffer.isBuffer(parsed)) {
+    if (parsed.length > limit) throw tooLarge(limit);
+    return parsed;
+  }
+  if ((req as MaybeParsed)._body === true || (parsed !== undefined && !isEmptyPlaceholder(parsed)) || req.readableEnded) {
+    throw new SvcWebhookError('body_already_consumed', `svc-webhooks: ${MOUNT_HINT}`);
+  }
+  try {
+    return await getRawBody(req, { length: req.headers['content-length'], limit });
+  } catch (err) {
+    throw bodyError(err, limit);
+  }
+}
+
+// Express 4 sets req.body to {} before any parser ran; that does not mean the stream was read.
+function isEmptyPlaceholder(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && Object.keys(body).length === 0 && (body as object).constructor === Object;
+}
+
+function tooLarge(limit: number): SvcWebhookError {
+  return new SvcWebhookError('body_too_large', `request body is larger than the limit of ${limit} bytes`);
+}
+
+function bodyError(err: unknown, limit: number): SvcWebhookError {
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.too.large') return tooLarge(limit);
+  if (type === 'stream.not.readable') return new SvcWebhookError('body_already_consumed', `svc-webhooks: ${MOUNT_HINT}`, { cause: err });
+  return new SvcWebhookError('body_read_failed', 'the request body could not be read completely', { cause: err });
+}

@@ -1,0 +1,29 @@
+/**
+ * Where delivery ids are remembered. A delivery is claimed before its handlers run, committed when
+ * they succeed and released when they fail, so that a retry runs them again.
+ *
+ * A store may answer synchronously or with a promise. Implementations must make `claim` atomic:
+ * two concurrent claims of one id never both return `claimed`.
+ */
+export interface DeliveryStore {
+  /**
+   * Claims `id` for `leaseMs`. While the lease holds, other claims get `busy`; a claim that is
+   * neither committed nor released in time lapses, so a crashed receiver does not lose the delivery.
+   */
+  claim(id: string, leaseMs: number): ClaimResult | Promise<ClaimResult>;
+  /** The handlers succeeded: remember `id` as done for the retention window. */
+  commit(id: string, token: string): void | Promise<void>;
+  /** The handlers failed: forget the claim so that the sender's retry runs them again. */
+  release(id: string, token: string): void | Promise<void>;
+  /** Frees timers and connections the store owns. */
+  close?(): void | Promise<void>;
+}
+
+export type ClaimResult =
+  | { readonly state: 'claimed'; readonly token: string }
+  | { readonly state: 'done' }
+  | { readonly state: 'busy' };
+
+/** The sender retries for one day; ids are kept that long plus a margin for clock skew. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_RETENTION_MS = DAY_MS + 60 * 60 * 1000;

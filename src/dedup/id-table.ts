@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * A delivery id as four 32-bit words: a UUID is its own 128 bits, any other string the first 128
+ * bits of its SHA-256. Keeping words instead of strings is what makes a remembered id cost
+ * 16 bytes of payload rather than a heap string and a map entry.
+ */
+export function idWords(id: string, out: Uint32Array): void {
+  if (id.length === 36 && UUID.test(id)) {
+    out[0] = parseInt(id.slice(0, 8), 16);
+    out[1] = parseInt(id.slice(9, 13) + id.slice(14, 18), 16);
+    out[2] = parseInt(id.slice(19, 23) + id.slice(24, 28), 16);
+    out[3] = parseInt(id.slice(28, 36), 16);
+    return;
+  }
+  const digest = createHash('sha256').update(id).digest();
+  for (let i = 0; i < 4; i++) out[i] = digest.readUInt32LE(i * 4);
+}
+
+const MIN_CAPACITY = 1024;
+
+/**
+ * An insert-only set of 128-bit keys: open addressing with linear probing over one Uint32Array,
+ * grown by doubling at 3/4 load. The all-zero key marks an empty slot, so it is kept in a flag.
+ */
+export class IdTable {
+  private slots = new Uint32Array(MIN_CAPACITY * 4);
+  private mask = MIN_CAPACITY - 1;
+  private hasZero = false;
+  size = 0;
+
+  /** Bytes held by the table's storage. */
+  get bytes(): number {
+    return this.slots.byteLength;
+  }
+
+  has(w: Uint32Array): boolean {
+    if (isZero(w)) return this.hasZero;
+    const slots = this.slots;
+    for (let i = slotOf(w, this.mask); ; i = (i + 1) & this.mask) {
+      const o = i * 4;
+      if (slots[o] === w[0] && slots[o + 1] === w[1] && slots[o + 2] === w[2] && slots[o + 3] === w[3]) return true;
+      if (slots[o] === 0 && slots[o + 1] === 0 && slots[o + 2] === 0 && slots[o + 3] === 0) return false;
+    }
+  }
+
+  add(w: Uint32Array): void {
+    if (isZero(w)) {
+      if (!this.hasZero) this.size++;
+      this.hasZero = true;
+      return;
+    }
+    if ((this.size + 1) * 4 > (this.mask + 1) * 3) this.grow();
+    if (this.insert(this.slots, this.mask, w)) this.size++;
+  }
+
+  private insert(slots: Uint32Array, mask: number, w: ArrayLike<number>): boolean {
+    for (let i = slotOf(w, mask); ; i = (i + 1) & mask) {
+      const o = i * 4;
+      if (slots[o] === 0 && slots[o + 1] === 0 && slots[o + 2] === 0 && slots[o + 3] === 0) {
+        slots[o] = w[0]!;
+        slots[o + 1] = w[1]!;
+        slots[o + 2] = w[2]!;
+        slots[o + 3] = w[3]!;
+        return true;
+      }
+      if (slots[o] === w[0] && slots[o + 1] === w[1] && slots[o + 2] === w[2] && slots[o + 3] === w[3]) return false;
+    }
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const capacity = (this.mask + 1) * 2;
+    const slots = new Uint32Array(capacity * 4);
+    const mask = capacity - 1;
+    for (let o = 0; o < old.length; o += 4) {
+      if (old[o] !== 0 || old[o + 1] !== 0 || old[o + 2] !== 0 || old[o + 3] !== 0) {
+        this.insert(slots, mask, old.subarray(o, o + 4));
+      }
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+}
+
+function isZero(w: Uint32Array): boolean {
+  return w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0;
+}
+
+// UUID v4 bits are random but v7 and hashed ids are not uniform in every word: mix all four.
+function slotOf(w: ArrayLike<number>, mask: number): number {
+  let h = Math.imul(w[0]! ^ Math.imul(w[1]!, 0x9e3779b1), 0x85ebca6b);
+  h ^= Math.imul(w[2]! ^ (h >>> 15), 0xc2b2ae35);
+  h ^= w[3]! ^ (h >>> 13);
+  h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f);
+  return (h ^ (h >>> 15)) & mask;
+}

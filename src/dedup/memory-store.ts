@@ -1,0 +1,158 @@
+import type { Logger } from 'pino';
+import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+import { IdTable, idWords } from './id-table';
+
+export interface MemoryStoreOptions {
+  /** How long a handled id is remembered, in ms. Default: one day plus an hour (the sender's retry window plus margin). */
+  retentionMs?: number;
+  /** The most ids remembered at once; past it the oldest are forgotten early (and a warning is logged). Default 1,000,000. */
+  maxIds?: number;
+  /** Clock in ms since the epoch. Default `Date.now`. */
+  now?: () => number;
+  /** Where eviction warnings go. */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+export interface MemoryStoreStats {
+  /** Ids remembered as done. */
+  ids: number;
+  /** Claims held by running handlers. */
+  claims: number;
+  /** Bytes of the id tables (claims are few and short-lived and not counted). */
+  bytes: number;
+  generations: number;
+}
+
+interface Generation {
+  readonly table: IdTable;
+  readonly startedAt: number;
+  /** When the next generation took over: the newest id in this one is no younger than this. */
+  endedAt: number;
+}
+
+interface Claim {
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
+// A generation spans a quarter of the retention: ids are kept between 1 and 1.25 retention windows.
+const GENERATIONS_PER_WINDOW = 4;
+
+/**
+ * The default de-dup store, for one process. Done ids are kept in generations of compact hash
+ * tables (about 16 to 43 bytes an id); a whole generation is dropped once its newest id is older
+ * than the retention, or early when `maxIds` is reached, so memory stays bounded under a flood.
+ */
+export class MemoryStore implements DeliveryStore {
+  private readonly retentionMs: number;
+  private readonly spanMs: number;
+  private readonly maxIds: number;
+  private readonly now: () => number;
+  private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly generations: Generation[] = [];
+  private readonly claims = new Map<string, Claim>();
+  private readonly words = new Uint32Array(4);
+  private ids = 0;
+  private lastToken = 0;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
+    this.maxIds = positive(options.maxIds ?? 1_000_000, 'maxIds');
+    this.spanMs = this.retentionMs / GENERATIONS_PER_WINDOW;
+    this.now = options.now ?? Date.now;
+    this.logger = options.logger;
+  }
+
+  claim(id: string, leaseMs: number): ClaimResult {
+    const now = this.now();
+    this.expire(now);
+    if (this.remembered(id)) return DONE;
+    const held = this.claims.get(id);
+    if (held !== undefined && held.expiresAt > now) return BUSY;
+    const token = String(++this.lastToken);
+    this.claims.set(id, { token, expiresAt: now + leaseMs });
+    return { state: 'claimed', token };
+  }
+
+  commit(id: string, token: string): void {
+    // Done even if the lease lapsed meanwhile: the handlers did succeed.
+    this.forgetClaim(id, token);
+    if (this.remembered(id)) return;
+    this.current(this.now()).table.add(this.words);
+    this.ids++;
+    if (this.ids > this.maxIds) this.evictOldest();
+  }
+
+  release(id: string, token: string): void {
+    this.forgetClaim(id, token);
+  }
+
+  stats(): MemoryStoreStats {
+    let bytes = 0;
+    for (const g of this.generations) bytes += g.table.bytes;
+    return { ids: this.ids, claims: this.claims.size, bytes, generations: this.generations.length };
+  }
+
+  close(): void {
+    this.generations.length = 0;
+    this.claims.clear();
+    this.ids = 0;
+  }
+
+  /** Leaves the id's words in `this.words` for a following add. */
+  private remembered(id: string): boolean {
+    idWords(id, this.words);
+    for (const g of this.generations) if (g.table.has(this.words)) return true;
+    return false;
+  }
+
+  private forgetClaim(id: string, token: string): void {
+    if (this.claims.get(id)?.token === token) this.claims.delete(id);
+  }
+
+  private current(now: number): Generation {
+    const last = this.generations[this.generations.length - 1];
+    if (last !== undefined && now - last.startedAt < this.spanMs) return last;
+    return this.rotate(now);
+  }
+
+  private rotate(now: number): Generation {
+    const last = this.generations[this.generations.length - 1];
+    if (last !== undefined) last.endedAt = now;
+    const next: Generation = { table: new IdTable(), startedAt: now, endedAt: Number.POSITIVE_INFINITY };
+    this.generations.push(next);
+    return next;
+  }
+
+  private expire(now: number): void {
+    while (this.generations.length > 0 && now - this.generations[0]!.endedAt >= this.retentionMs) {
+      this.ids -= this.generations.shift()!.table.size;
+    }
+  }
+
+  private evictOldest(): void {
+    const now = this.now();
+    if (this.generations.length === 1) this.rotate(now);
+    const oldest = this.generations.shift()!;
+    this.ids -= oldest.table.size;
+    const ageMs = now - oldest.endedAt;
+    if (ageMs < this.retentionMs) {
+      this.logger?.warn(
+        { evicted: oldest.table.size, youngestAgeMs: Math.max(0, ageMs), retentionMs: this.retentionMs, maxIds: this.maxIds },
+        'de-dup store is full: forgetting ids inside the retention window, so late retries of them would run again; raise maxIds or use a shared store',
+      );
+    }
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: memory store \`${name}\` must be a positive number`);
+  return value;
+}
+
+/** The in-memory de-dup store (the default). */
+export function memoryStore(options?: MemoryStoreOptions): MemoryStore {
+  return new MemoryStore(options);
+}

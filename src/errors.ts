@@ -1,0 +1,66 @@
+/**
+ * The one error model of the library. The `code` is the contract: it is stable, documented in the
+ * README and sent in every error response; the message is for people and may change. Messages are
+ * written by this library only (a handler's own error stays in `cause`), so they are safe to send.
+ */
+export const errorStatus = {
+  /** The middleware was mounted after a body parser that consumed the request stream. */
+  body_already_consumed: 500,
+  /** The request stream ended early or its length did not match Content-Length. */
+  body_read_failed: 400,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  content_encoding_unsupported: 415,
+  signature_missing: 401,
+  signature_malformed: 401,
+  signature_duplicated: 401,
+  signature_mismatch: 401,
+  timestamp_missing: 401,
+  timestamp_malformed: 401,
+  timestamp_out_of_tolerance: 401,
+  /** A bot update older than the de-duplication window: it could be a replay of a forgotten id. */
+  delivery_expired: 401,
+  invalid_json: 400,
+  forbidden_key: 400,
+  delivery_id_mismatch: 400,
+  event_type_mismatch: 400,
+  schema_violation: 400,
+  delivery_in_progress: 409,
+  handler_failed: 500,
+  handler_timeout: 503,
+  store_unavailable: 503,
+  shutting_down: 503,
+  /** A fault inside svc-webhooks itself; the delivery is retried by the sender. */
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export interface SvcWebhookErrorOptions {
+  cause?: unknown;
+  /** Seconds after which the sender may retry; sent as Retry-After. */
+  retryAfter?: number;
+  /** Machine-readable detail that is safe to send (never secrets or signatures). */
+  details?: unknown;
+}
+
+export class SvcWebhookError extends Error {
+  override readonly name = 'SvcWebhookError';
+  readonly code: ErrorCode;
+  /** The HTTP status the delivery is answered with. */
+  readonly status: number;
+  readonly retryAfter: number | undefined;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, options: SvcWebhookErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = errorStatus[code];
+    this.retryAfter = options.retryAfter;
+    this.details = options.details;
+  }
+}
+
+export function isSvcWebhookError(value: unknown): value is SvcWebhookError {
+  return value instanceof SvcWebhookError;
+}

@@ -1,0 +1,44 @@
+export { svcBoardWebhook, type BoardWebhookMiddleware } from './svc-board-webhook';
+export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './svc-bot-webhook';
+export type { Middleware } from './middleware/http-middleware';
+export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
+export { DEFAULT_PATHS } from './options';
+export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
+export type {
+  Awaitable,
+  DeliveryContext,
+  BoardContext,
+  BotContext,
+  BoardHandler,
+  BotHandler,
+  ErrorContext,
+  ErrorHandler,
+} from './route/handler-types';
+export type { SchemaPolicy } from './validate/validate-payload';
+export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
+export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
+export { BOT_UPDATE_MAX_AGE_MS } from './receive/bot-protocol';
+export { boardEventTypes } from './generated/board-types';
+export type {
+  BoardEventMap,
+  BoardEventType,
+  BoardWebhookEvent,
+  BoardEventEnvelope,
+  BoardTaskEvent,
+  BoardTaskCommentEvent,
+  BoardTaskMovedOutEvent,
+  BoardPingEvent,
+  Board,
+  Actor,
+  Rule,
+  Change,
+  StatusChangeData,
+  MovedBoardChange,
+  Attachment,
+  Comment,
+  Task,
+  MovedOutTask,
+} from './generated/board-types';
+export { botEventKinds } from './generated/bot-types';
+export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
+export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';

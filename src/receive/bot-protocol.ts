@@ -1,0 +1,65 @@
+import type { KeyObject } from 'node:crypto';
+import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
+import { SvcWebhookError } from '../errors';
+import type { BotWebhookUpdate, MessageCreateData } from '../generated/bot-types';
+import { HandlerRegistry } from '../route/handler-registry';
+import type { BotContext, BotHandler } from '../route/handler-types';
+import type { HandlerCall } from '../route/run-handlers';
+import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
+import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
+
+/**
+ * A bot update older than this is refused: its id may already be forgotten by the de-dup store,
+ * so accepting it would let a captured delivery be replayed. It equals the store's retention.
+ */
+export const BOT_UPDATE_MAX_AGE_MS = DEFAULT_RETENTION_MS;
+
+export interface BotDelivery extends Delivery {
+  readonly update: BotWebhookUpdate;
+  readonly data: Record<string, unknown>;
+}
+
+export interface BotHandlers {
+  readonly byKind: HandlerRegistry<BotHandler<never>>;
+  readonly byCommand: HandlerRegistry<BotHandler<MessageCreateData>>;
+  readonly any: BotHandler<never>[];
+}
+
+export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers): Protocol<Buffer, BotDelivery> {
+  return {
+    webhook: 'bot',
+    schema: 'bot',
+    readSignature: (req) => readBotSignature(req),
+    verify: (claimed, body) => verifyBotSignature(keys, claimed, body),
+    delivery(payload, req, _signature, nowMs) {
+      if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || !isObject(payload.event)) {
+        throw malformed('a bot update must be an object with a string `id` and an `event` object');
+      }
+      const kinds = Object.keys(payload.event);
+      const data = payload.event[kinds[0]!];
+      if (kinds.length !== 1 || !isObject(data)) throw malformed('`event` must have exactly one member, an object named after the event kind');
+      const createdAt = typeof payload.createdAt === 'string' ? Date.parse(payload.createdAt) : Number.NaN;
+      if (Number.isNaN(createdAt)) throw malformed('`createdAt` must be an ISO 8601 timestamp');
+      if (nowMs - createdAt > BOT_UPDATE_MAX_AGE_MS) {
+        throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
+      }
+      checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
+      return { id: payload.id, kind: kinds[0]!, update: payload as unknown as BotWebhookUpdate, data };
+    },
+    calls(delivery, base) {
+      const ctx: BotContext = { ...base, webhook: 'bot', kind: delivery.kind, update: delivery.update };
+      const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx);
+      const calls = handlers.byKind.get(delivery.kind).map(call);
+      const command = delivery.kind === 'messageCreate' ? commandName(delivery.data) : undefined;
+      if (command !== undefined) calls.push(...handlers.byCommand.get(command).map(call as (h: BotHandler<MessageCreateData>) => HandlerCall));
+      calls.push(...handlers.any.map(call));
+      return calls;
+    },
+  };
+}
+
+function commandName(data: Record<string, unknown>): string | undefined {
+  const message = data.message;
+  if (!isObject(message) || !isObject(message.command)) return undefined;
+  return typeof message.command.name === 'string' ? message.command.name : undefined;
+}

@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import { SvcWebhookError, type ErrorCode } from '../errors';
+import { headerValues } from '../internal/headers';
+import type { HandlerCall } from '../route/run-handlers';
+import type { DeliveryContext } from '../route/handler-types';
+import type { SchemaName } from '../validate/validate-payload';
+
+/** A delivery after every check: what routing and de-duplication need. */
+export interface Delivery {
+  readonly id: string;
+  /** The board event type or the bot event kind. */
+  readonly kind: string;
+}
+
+/** What differs between the bot and the board webhook; the pipeline around it is shared. */
+export interface Protocol<S, D extends Delivery> {
+  readonly webhook: 'board' | 'bot';
+  readonly schema: SchemaName;
+  /** Reads and checks the signature headers, before the body is read. */
+  readSignature(req: IncomingMessage, nowMs: number): S;
+  /** Checks the MAC over the raw body. */
+  verify(signature: S, body: Buffer): void;
+  /**
+   * The checks that hold whatever the schema policy (routing and replay protection depend on
+   * them), and the delivery they describe.
+   */
+  delivery(payload: unknown, req: IncomingMessage, signature: S, nowMs: number): D;
+  /** The handler calls for this delivery, in registration order. */
+  calls(delivery: D, base: DeliveryContext): HandlerCall[];
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function malformed(message: string): SvcWebhookError {
+  return new SvcWebhookError('schema_violation', message, { details: [] });
+}
+
+/** A header the sender repeats from the signed body must agree with it (when it is sent at all). */
+export function checkHeaderMatches(req: IncomingMessage, name: string, bodyValue: string, code: ErrorCode, what: string): void {
+  const values = headerValues(req, name);
+  if (values.length === 0) return;
+  if (values.length > 1 || values[0] !== bodyValue) throw new SvcWebhookError(code, `${what} does not match the body`);
+}

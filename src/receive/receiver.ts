@@ -1,0 +1,170 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
+import { claimDelivery, settleClaim } from '../dedup/claim';
+import { SvcWebhookError, isSvcWebhookError } from '../errors';
+import type { Settings } from '../options';
+import { parseJson } from '../parse/parse-json';
+import type { ErrorHandler } from '../route/handler-types';
+import { runHandlers, type SettledResult } from '../route/run-handlers';
+import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
+import type { Delivery, Protocol } from './protocol';
+
+/** The HTTP answer to one request, independent of the framework that sends it. */
+export interface Outcome {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfter?: number;
+  /** The request body may not have been read: close the connection rather than drain it. */
+  readonly closeConnection?: boolean;
+}
+
+type Result =
+  | { readonly state: 'handled' | 'duplicate'; readonly delivery: Delivery }
+  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery };
+
+const OK: Outcome = { status: 200, body: '{"ok":true}' };
+const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
+// Statuses at which the body may be left unread.
+const UNREAD_BODY = new Set(['body_too_large', 'unsupported_media_type', 'content_encoding_unsupported']);
+
+/**
+ * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
+ * commit or release. Every stage throws a SvcWebhookError; this is the one place that turns them
+ * into responses, logs the delivery and tells the error handlers.
+ */
+export class Receiver<S, D extends Delivery> {
+  private inFlight = 0;
+  private closing = false;
+  private readonly drainWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly protocol: Protocol<S, D>,
+    private readonly settings: Settings,
+    private readonly errorHandlers: readonly ErrorHandler[],
+  ) {
+    validatorFor(protocol.schema); // compile at setup, not on the first delivery
+  }
+
+  async receive(req: IncomingMessage): Promise<Outcome> {
+    const started = performance.now();
+    if (this.closing) {
+      return this.finish(req, started, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
+    }
+    this.inFlight++;
+    let background = false;
+    try {
+      const result = await this.process(req, () => {
+        background = true;
+      });
+      return this.finish(req, started, result);
+    } finally {
+      if (!background) this.settled();
+    }
+  }
+
+  /** Stops taking deliveries (503) and resolves when every running handler has settled. */
+  close(): Promise<void> {
+    this.closing = true;
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private settled(): void {
+    if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
+  }
+
+  private async process(req: IncomingMessage, detach: () => void): Promise<Result> {
+    const { protocol, settings } = this;
+    let delivery: D | undefined;
+    try {
+      const now = settings.now();
+      checkContentHeaders(req);
+      const signature = protocol.readSignature(req, now);
+      const body = await readRawBody(req, settings.limit);
+      protocol.verify(signature, body);
+      const payload = parseJson(body);
+      this.validate(payload, req);
+      delivery = protocol.delivery(payload, req, signature, now);
+
+      const claim = await claimDelivery(settings.store, delivery.id, settings.leaseMs);
+      if (claim.state === 'done') return { state: 'duplicate', delivery };
+      if (claim.state === 'busy') {
+        throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: this.retryAfter() });
+      }
+
+      const controller = new AbortController();
+      const log = settings.logger.child({ deliveryId: delivery.id, kind: delivery.kind });
+      const calls = protocol.calls(delivery, { deliveryId: delivery.id, log, req, signal: controller.signal, receivedAt: now });
+      const run = await runHandlers(calls, settings.timeoutMs, controller);
+      if (run.state === 'timed_out') {
+        // The claim stays held until the handlers settle, so a retry cannot run them concurrently.
+        detach();
+        const id = delivery.id;
+        void run.settled
+          .then((end) => this.afterLateSettle(id, claim.token, end, log))
+          .finally(() => this.settled());
+        throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms`, { retryAfter: this.retryAfter() });
+      }
+      await settleClaim(settings.store, delivery.id, claim.token, run, settings.logger);
+      if (run.state === 'failed') throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+      return { state: 'handled', delivery };
+    } catch (err) {
+      const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
+      return delivery === undefined ? { state: 'rejected', error } : { state: 'rejected', error, delivery };
+    }
+  }
+
+  private validate(payload: unknown, req: IncomingMessage): void {
+    const policy = this.settings.schemaPolicy;
+    if (policy === 'skip') return;
+    const found = schemaProblems(validatorFor(this.protocol.schema), payload);
+    if (found.length === 0) return;
+    const error = schemaViolation(found);
+    if (policy === 'reject') throw error;
+    this.settings.logger.warn({ err: error, problems: found, url: req.url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+  }
+
+  private async afterLateSettle(id: string, token: string, end: SettledResult, log: Logger): Promise<void> {
+    await settleClaim(this.settings.store, id, token, end, this.settings.logger);
+    if (end.state === 'failed') log.error({ err: end.error }, 'handlers failed after their deadline; the claim is released for the retry');
+    else log.info('handlers finished after their deadline; the delivery is recorded as handled');
+  }
+
+  private retryAfter(): number {
+    return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
+  }
+
+  private finish(req: IncomingMessage, started: number, result: Result): Outcome {
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const delivery = result.delivery;
+    const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
+    const log = this.settings.logger;
+    if (result.state !== 'rejected') {
+      log.info({ ...fields, status: 200 }, 'delivery received');
+      return result.state === 'handled' ? OK : DUPLICATE;
+    }
+    const { error } = result;
+    const level = error.status >= 500 ? 'error' : 'warn';
+    log[level]({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
+    this.tellErrorHandlers(error, req, delivery);
+    const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
+      status: error.status,
+      body: JSON.stringify({ ok: false, code: error.code, message: error.message }),
+    };
+    if (error.retryAfter !== undefined) outcome.retryAfter = error.retryAfter;
+    if (UNREAD_BODY.has(error.code)) outcome.closeConnection = true;
+    return outcome;
+  }
+
+  private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {
+    if (this.errorHandlers.length === 0) return;
+    const log = this.settings.logger;
+    const ctx = { webhook: this.protocol.webhook, deliveryId: delivery?.id, kind: delivery?.kind, req, log };
+    for (const handler of this.errorHandlers) {
+      Promise.resolve()
+        .then(() => handler(error, ctx))
+        .catch((err: unknown) => log.error({ err }, 'an onError handler failed'));
+    }
+  }
+}

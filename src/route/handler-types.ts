@@ -1,0 +1,56 @@
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import type { SvcWebhookError } from '../errors';
+import type { BoardWebhookEvent } from '../generated/board-types';
+import type { BotEventData, BotWebhookUpdate } from '../generated/bot-types';
+
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/** What every handler gets beside the payload. */
+export interface DeliveryContext {
+  /** The delivery id: `id` of the body, equal to X-Svc-Delivery. */
+  readonly deliveryId: string;
+  /** A child logger bound to this delivery. */
+  readonly log: Logger;
+  /** The HTTP request (an Express Request when mounted in Express). Its body stream is consumed. */
+  readonly req: IncomingMessage;
+  /** Aborted when the handler deadline (`timeout`) passes: stop work that is no longer awaited. */
+  readonly signal: AbortSignal;
+  /** When the request arrived, in ms since the epoch (from the `now` option). */
+  readonly receivedAt: number;
+}
+
+export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
+  readonly webhook: 'board';
+  /** The event type, `event.type`. */
+  readonly type: string;
+  /** The whole event (the same object as the handler's first argument). */
+  readonly event: E;
+  /** The verified X-Svc-Timestamp, in seconds since the epoch. */
+  readonly timestamp: number;
+  /** The board's sequence number of this event, for ordering (0 for ping). */
+  readonly sequence: number;
+}
+
+export interface BotContext extends DeliveryContext {
+  readonly webhook: 'bot';
+  /** The event kind: the name of the one member of `update.event`. */
+  readonly kind: string;
+  /** The whole BotWebhookUpdate. */
+  readonly update: BotWebhookUpdate;
+}
+
+export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E>) => Awaitable<unknown>;
+export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
+
+/** Where an error happened; fields are absent when the request failed before they were known. */
+export interface ErrorContext {
+  readonly webhook: 'board' | 'bot';
+  readonly deliveryId?: string;
+  readonly kind?: string;
+  readonly req: IncomingMessage;
+  readonly log: Logger;
+}
+
+/** Told of every delivery answered with an error, after the response is decided. */
+export type ErrorHandler = (error: SvcWebhookError, ctx: ErrorContext) => Awaitable<unknown>;
