@@ -13,6 +13,8 @@ export type {
   BotHandler,
   ErrorContext,
   ErrorHandler,
+  DeliveryListener,
+  DeliveryRecord,
 } from './route/handler-types';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';

@@ -1,11 +1,12 @@
 import type { BotEventData, BotEventMap, MessageCreateData } from './generated/bot-types';
 import { botEventKinds } from './generated/bot-types';
+import { commonMethods, listeners } from './middleware/common-methods';
 import { httpMiddleware, type Middleware } from './middleware/http-middleware';
 import { settings, type BotWebhookOptions } from './options';
-import { botProtocol, type BotHandlers } from './receive/bot-protocol';
+import { botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
-import type { BotHandler, ErrorHandler } from './route/handler-types';
+import type { BotHandler, DeliveryListener, ErrorHandler } from './route/handler-types';
 
 export type BotEventKind = keyof BotEventMap;
 
@@ -18,6 +19,8 @@ export interface BotWebhookMiddleware extends Middleware {
   onAny(handler: BotHandler<BotEventData>): this;
   /** Is told of every delivery answered with an error (rejected, failed or timed out). */
   onError(handler: ErrorHandler): this;
+  /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
+  onDelivery(listener: DeliveryListener): this;
   /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
   close(): Promise<void>;
   /** The path this middleware answers when mounted with `app.use()`. */
@@ -29,34 +32,24 @@ const KNOWN_KINDS = new Set<string>(botEventKinds);
 /** The bot webhook receiver: `app.use(svcBotWebhook(secret))`. */
 export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotWebhookOptions): BotWebhookMiddleware {
   const config = settings(secretOrOptions, 'bot');
-  const handlers: BotHandlers = { byKind: new HandlerRegistry(), byCommand: new HandlerRegistry(), any: [] };
-  const errorHandlers: ErrorHandler[] = [];
-  const receiver = new Receiver(botProtocol(config.keys, handlers), config, errorHandlers);
+  const byKind = new HandlerRegistry<BotHandler<never>>();
+  const byCommand = new HandlerRegistry<BotHandler<MessageCreateData>>();
+  const lists = listeners<BotHandler<never>>();
+  const receiver = new Receiver(botProtocol(config.keys, { byKind, byCommand, any: lists.any }), config, lists.errorHandlers, lists.deliveryListeners);
   const middleware = httpMiddleware('svcBotWebhook', config.path, (req) => receiver.receive(req)) as BotWebhookMiddleware;
-  return Object.assign(middleware, {
+  return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
     path: config.path,
     on(kind: string | readonly string[], handler: BotHandler<never>) {
-      handlers.byKind.add(kind, handler, (k) => {
+      byKind.add(kind, handler, (k) => {
         if (!KNOWN_KINDS.has(k)) throw new TypeError(`svc-webhooks: unknown bot event kind "${k}"; handle kinds this version does not know with onAny()`);
       });
       return middleware;
     },
     command(name: string | readonly string[], handler: BotHandler<MessageCreateData>) {
-      handlers.byCommand.add(name, handler, (n) => {
+      byCommand.add(name, handler, (n) => {
         if (typeof n !== 'string' || n === '') throw new TypeError('svc-webhooks: a command name must be a non-empty string');
       });
       return middleware;
     },
-    onAny(handler: BotHandler) {
-      if (typeof handler !== 'function') throw new TypeError('svc-webhooks: a handler must be a function');
-      handlers.any.push(handler as BotHandler<never>);
-      return middleware;
-    },
-    onError(handler: ErrorHandler) {
-      if (typeof handler !== 'function') throw new TypeError('svc-webhooks: an error handler must be a function');
-      errorHandlers.push(handler);
-      return middleware;
-    },
-    close: () => receiver.close(),
   });
 }

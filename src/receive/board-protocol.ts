@@ -33,6 +33,7 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       return {
         id: payload.id,
         kind: payload.type,
+        payload,
         event: payload as unknown as BoardWebhookEvent,
         timestamp: signature.timestamp,
         sequence: payload.sequence as number,

@@ -44,7 +44,7 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers): 
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
       checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
-      return { id: payload.id, kind: kinds[0]!, update: payload as unknown as BotWebhookUpdate, data };
+      return { id: payload.id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
     calls(delivery, base) {
       const ctx: BotContext = { ...base, webhook: 'bot', kind: delivery.kind, update: delivery.update };

@@ -10,6 +10,8 @@ export interface Delivery {
   readonly id: string;
   /** The board event type or the bot event kind. */
   readonly kind: string;
+  /** The verified, parsed body. */
+  readonly payload: unknown;
 }
 
 /** What differs between the bot and the board webhook; the pipeline around it is shared. */

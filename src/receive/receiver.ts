@@ -5,7 +5,7 @@ import { claimDelivery, settleClaim } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
-import type { ErrorHandler } from '../route/handler-types';
+import type { DeliveryListener, DeliveryRecord, ErrorHandler } from '../route/handler-types';
 import { runHandlers, type SettledResult } from '../route/run-handlers';
 import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
 import type { Delivery, Protocol } from './protocol';
@@ -42,22 +42,24 @@ export class Receiver<S, D extends Delivery> {
     private readonly protocol: Protocol<S, D>,
     private readonly settings: Settings,
     private readonly errorHandlers: readonly ErrorHandler[],
+    private readonly listeners: readonly DeliveryListener[] = [],
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
   }
 
   async receive(req: IncomingMessage): Promise<Outcome> {
     const started = performance.now();
+    const receivedAt = this.settings.now();
     if (this.closing) {
-      return this.finish(req, started, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
+      return this.finish(req, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
     }
     this.inFlight++;
     let background = false;
     try {
-      const result = await this.process(req, () => {
+      const result = await this.process(req, receivedAt, () => {
         background = true;
       });
-      return this.finish(req, started, result);
+      return this.finish(req, started, receivedAt, result);
     } finally {
       if (!background) this.settled();
     }
@@ -74,11 +76,10 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process(req: IncomingMessage, detach: () => void): Promise<Result> {
+  private async process(req: IncomingMessage, now: number, detach: () => void): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     try {
-      const now = settings.now();
       checkContentHeaders(req);
       const signature = protocol.readSignature(req, now);
       const body = await readRawBody(req, settings.limit);
@@ -135,18 +136,20 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish(req: IncomingMessage, started: number, result: Result): Outcome {
+  private finish(req: IncomingMessage, started: number, receivedAt: number, result: Result): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
+      this.tellListeners({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, payload: delivery?.payload });
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
     const level = error.status >= 500 ? 'error' : 'warn';
     log[level]({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
+    this.tellListeners({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload });
     this.tellErrorHandlers(error, req, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
@@ -155,6 +158,16 @@ export class Receiver<S, D extends Delivery> {
     if (error.retryAfter !== undefined) outcome.retryAfter = error.retryAfter;
     if (UNREAD_BODY.has(error.code)) outcome.closeConnection = true;
     return outcome;
+  }
+
+  private tellListeners(record: DeliveryRecord): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(record);
+      } catch (err) {
+        this.settings.logger.error({ err }, 'an onDelivery listener failed');
+      }
+    }
   }
 
   private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {

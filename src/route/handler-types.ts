@@ -54,3 +54,22 @@ export interface ErrorContext {
 
 /** Told of every delivery answered with an error, after the response is decided. */
 export type ErrorHandler = (error: SvcWebhookError, ctx: ErrorContext) => Awaitable<unknown>;
+
+/** One answered request, as the delivery log line records it; for dashboards and metrics. */
+export interface DeliveryRecord {
+  readonly webhook: 'board' | 'bot';
+  /** Absent when the request was refused before its body was verified and parsed. */
+  readonly deliveryId?: string;
+  readonly kind?: string;
+  readonly outcome: 'handled' | 'duplicate' | 'rejected';
+  readonly status: number;
+  /** The error code of a refused delivery. */
+  readonly code?: string;
+  readonly durationMs: number;
+  /** When the request arrived, in ms since the epoch. */
+  readonly receivedAt: number;
+  /** The verified, parsed body; absent when the request was refused before it was verified. */
+  readonly payload?: unknown;
+}
+
+export type DeliveryListener = (record: DeliveryRecord) => void;
