@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
 import { svcBoardWebhook, svcBotWebhook } from '../src';
+import { deliveryInspector } from './inspector/delivery-inspector';
 
 const DEV_BOT_SECRET = 'dev-bot-webhook-secret-change-me';
 const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
@@ -16,8 +17,11 @@ const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
 const logger = pino({ name: 'example-bot-server' });
 const botSecret = process.env.SVC_BOT_WEBHOOK_SECRET || DEV_BOT_SECRET;
 const boardSecret = process.env.SVC_BOARD_WEBHOOK_SECRET || DEV_BOARD_SECRET;
+// A page listing recent deliveries live; it shows verified bodies, so keep the server on a private host.
+const inspector = deliveryInspector();
 
 const board = svcBoardWebhook({ secret: boardSecret, logger })
+  .onDelivery(inspector.add)
   .on('task.created', (event, ctx) => {
     ctx.log.info({ task: event.task.key, title: event.task.title }, 'task created');
   })
@@ -35,6 +39,7 @@ const board = svcBoardWebhook({ secret: boardSecret, logger })
   });
 
 const bot = svcBotWebhook({ secret: botSecret, logger })
+  .onDelivery(inspector.add)
   .on('messageCreate', (data, ctx) => {
     ctx.log.info({ room: data.message.roomId, length: data.message.content.length }, 'message received');
   })
@@ -54,8 +59,9 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
 const app = express();
 app.use(bot);
 app.use(board);
+app.use(inspector.router);
 app.get('/', (_req, res) => {
-  res.json({ ok: true, webhooks: { bot: bot.path, board: board.path } });
+  res.json({ ok: true, webhooks: { bot: bot.path, board: board.path }, inspector: inspector.path });
 });
 
 const port = Number(process.env.PORT ?? 3000);
@@ -63,7 +69,7 @@ const host = process.env.HOST ?? '127.0.0.1';
 const server = app.listen(port, host, () => {
   const { port: actual } = server.address() as AddressInfo;
   const base = `http://${host}:${actual}`;
-  logger.info({ url: base, bot: bot.path, board: board.path }, 'listening');
+  logger.info({ url: base, bot: bot.path, board: board.path, inspector: inspector.path }, 'listening');
   if (botSecret === DEV_BOT_SECRET || boardSecret === DEV_BOARD_SECRET) {
     logger.warn('running on development webhook secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET for real deliveries');
   }
@@ -91,6 +97,8 @@ function printHints(base: string): void {
   const signature = createHmac('sha256', botSecret).update(body).digest('hex');
   const lines = [
     '',
+    `Watch deliveries arrive live: ${base}${inspector.path}`,
+    '',
     'Send it a signed bot command (a second send is answered as a duplicate):',
     `curl -sS -X POST ${base}${bot.path} -H 'Content-Type: application/json' -H 'X-Svc-Delivery: ${update.id}' -H 'X-Svc-Signature: sha256=${signature}' --data-binary ${shellQuote(body)}`,
     '',
@@ -105,6 +113,7 @@ function printHints(base: string): void {
 
 function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
+  inspector.close();
   void Promise.all([bot.close(), board.close()]).then(() => server.close(() => process.exit(0)));
 }
 process.once('SIGINT', shutdown);

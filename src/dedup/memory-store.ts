@@ -25,8 +25,7 @@ export interface MemoryStoreStats {
 
 interface Generation {
   readonly table: IdTable;
-  readonly startedAt: number;
-  /** When the next generation took over: the newest id in this one is no younger than this. */
+  /** When it stops taking ids (a span after its start, or earlier when evicted): its newest id is no younger. */
   endedAt: number;
 }
 
@@ -114,14 +113,13 @@ export class MemoryStore implements DeliveryStore {
 
   private current(now: number): Generation {
     const last = this.generations[this.generations.length - 1];
-    if (last !== undefined && now - last.startedAt < this.spanMs) return last;
-    return this.rotate(now);
+    return last !== undefined && now < last.endedAt ? last : this.rotate(now);
   }
 
   private rotate(now: number): Generation {
     const last = this.generations[this.generations.length - 1];
-    if (last !== undefined) last.endedAt = now;
-    const next: Generation = { table: new IdTable(), startedAt: now, endedAt: Number.POSITIVE_INFINITY };
+    if (last !== undefined && last.endedAt > now) last.endedAt = now;
+    const next: Generation = { table: new IdTable(), endedAt: now + this.spanMs };
     this.generations.push(next);
     return next;
   }

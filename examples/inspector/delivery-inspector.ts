@@ -1,0 +1,167 @@
+/**
+ * A live view of the deliveries a receiver answered, for development: feed it from each webhook's
+ * `onDelivery`, mount its router, and open `/inspector` in a browser.
+ *
+ * It keeps only the last `limit` deliveries, and each body at most `maxBodyChars` characters, so a busy
+ * or hostile sender cannot grow its memory. It stores only the fields named in StoredDelivery: never
+ * headers, so a signature or secret cannot reach the page.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { type Request, type Response, type Router } from 'express';
+import type { DeliveryRecord } from '../../src';
+
+export interface DeliveryInspectorOptions {
+  /** Where the page is served; the JSON list and the event stream live under it. Default `/inspector`. */
+  path?: string;
+  /** How many recent deliveries to keep. Default 200. */
+  limit?: number;
+  /** Longer pretty-printed bodies are cut to this many characters. Default 64 KiB. */
+  maxBodyChars?: number;
+}
+
+/** One delivery as the page shows it. `seq` numbers deliveries in arrival order, from 1. */
+export interface StoredDelivery {
+  readonly seq: number;
+  readonly webhook: 'board' | 'bot';
+  readonly deliveryId?: string;
+  readonly kind?: string;
+  readonly outcome: DeliveryRecord['outcome'];
+  readonly status: number;
+  readonly code?: string;
+  readonly durationMs: number;
+  readonly receivedAt: number;
+  /** The verified body, pretty-printed; absent when the request was refused before it was verified. */
+  readonly body?: string;
+  readonly bodyTruncated?: boolean;
+}
+
+export interface DeliveryInspector {
+  readonly path: string;
+  /** Pass to `webhook.onDelivery(...)`; it is bound, so it can be handed over as is. */
+  readonly add: (record: DeliveryRecord) => void;
+  /** Newest first. */
+  recent(): StoredDelivery[];
+  /** Serves the page, `<path>/deliveries` (JSON) and `<path>/events` (Server-Sent Events). */
+  readonly router: Router;
+  /** Ends the open event streams, which would otherwise keep `server.close()` waiting forever. */
+  close(): void;
+}
+
+const HEARTBEAT_MS = 15_000;
+/** A client this far behind is dropped rather than buffered for; its browser reconnects and resyncs. */
+const MAX_BACKLOG_BYTES = 1 << 20;
+
+export function deliveryInspector(options: DeliveryInspectorOptions = {}): DeliveryInspector {
+  const path = options.path ?? '/inspector';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) throw new TypeError('inspector: `path` must look like "/inspector"');
+  const limit = positiveInteger(options.limit ?? 200, 'limit');
+  const maxBodyChars = positiveInteger(options.maxBodyChars ?? 64 * 1024, 'maxBodyChars');
+
+  // Read and fill in the page once; the path is checked above, so it needs no escaping.
+  const page = readFileSync(join(__dirname, 'inspector.html'), 'utf8').replaceAll('{{path}}', path);
+
+  const ring: StoredDelivery[] = [];
+  const clients = new Set<Response>();
+  let seq = 0;
+
+  const heartbeat = setInterval(() => {
+    for (const res of clients) send(res, ': keep-alive\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  function send(res: Response, chunk: string): void {
+    if (res.writableLength > MAX_BACKLOG_BYTES) {
+      clients.delete(res);
+      res.end();
+      return;
+    }
+    res.write(chunk);
+  }
+
+  function add(record: DeliveryRecord): void {
+    const entry = store(record, ++seq, maxBodyChars);
+    ring.push(entry);
+    if (ring.length > limit) ring.shift();
+    const event = `id: ${entry.seq}\nevent: delivery\ndata: ${JSON.stringify(entry)}\n\n`;
+    for (const res of clients) send(res, event);
+  }
+
+  const recent = (): StoredDelivery[] => ring.slice().reverse();
+
+  const router = express.Router();
+  router.get(path, (_req: Request, res: Response) => {
+    // The page loads only its own script and style, so even a rendering bug cannot run injected code.
+    res.set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'",
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.send(page);
+  });
+  router.get(`${path}/inspector.js`, asset('inspector.js', 'text/javascript'));
+  router.get(`${path}/inspector.css`, asset('inspector.css', 'text/css'));
+  router.get(`${path}/deliveries`, (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store').json({ limit, deliveries: recent() });
+  });
+  router.get(`${path}/events`, (req: Request, res: Response) => {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    // Every connection, first or reconnect, starts with the whole list, in the same stream as the live
+    // events: nothing that arrives between the two can be missed or shown twice.
+    res.write(`retry: 2000\nevent: snapshot\ndata: ${JSON.stringify({ limit, deliveries: recent() })}\n\n`);
+    clients.add(res);
+    req.on('close', () => clients.delete(res));
+  });
+
+  return {
+    path,
+    add,
+    recent,
+    router,
+    close() {
+      clearInterval(heartbeat);
+      for (const res of clients) res.end();
+      clients.clear();
+    },
+  };
+}
+
+/** Copies the fields the page shows, by name, so nothing else a record may carry is ever kept. */
+function store(record: DeliveryRecord, seq: number, maxBodyChars: number): StoredDelivery {
+  const entry: { -readonly [K in keyof StoredDelivery]: StoredDelivery[K] } = {
+    seq,
+    webhook: record.webhook,
+    outcome: record.outcome,
+    status: record.status,
+    durationMs: record.durationMs,
+    receivedAt: record.receivedAt,
+  };
+  if (record.deliveryId !== undefined) entry.deliveryId = record.deliveryId;
+  if (record.kind !== undefined) entry.kind = record.kind;
+  if (record.code !== undefined) entry.code = record.code;
+  if (record.payload !== undefined) {
+    const body = JSON.stringify(record.payload, null, 2);
+    entry.body = body.length > maxBodyChars ? body.slice(0, maxBodyChars) : body;
+    if (body.length > maxBodyChars) entry.bodyTruncated = true;
+  }
+  return entry;
+}
+
+function asset(file: string, type: string) {
+  const text = readFileSync(join(__dirname, file), 'utf8');
+  return (_req: Request, res: Response) => {
+    res.set({ 'Content-Type': `${type}; charset=utf-8`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    res.send(text);
+  };
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`inspector: \`${name}\` must be a positive integer`);
+  return value;
+}

@@ -1,0 +1,184 @@
+/**
+ * The example server's live inspector, end to end: `examples/bot-server.ts` runs as a real child process,
+ * its page is open in Debian's headless Chromium, and deliveries sent to the webhooks must appear on
+ * the page without a reload.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot, type SignedRequest } from '../support/sign';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ROOT = join(__dirname, '..', '..');
+// Chromium and tsx both start slowly on a small CI machine.
+const SETUP_MS = 60_000;
+const APPEAR_MS = 10_000;
+
+describe('example server: live delivery inspector', () => {
+  let server: ChildProcess | undefined;
+  let output = '';
+  let base = '';
+  let browser: Browser | undefined;
+  let page: Page;
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Debian's chromium is missing at ${CHROMIUM}; this end-to-end test needs it: install it with \`apt-get install chromium\``);
+    }
+    ({ server, base } = await startServer());
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage();
+    await page.goto(`${base}/inspector`);
+    await page.locator('#status[data-state="live"]').waitFor({ timeout: APPEAR_MS });
+    // A mark that a reload would erase: the rows must arrive over the open event stream.
+    await page.evaluate(() => ((window as any).sameDocument = true));
+  }, SETUP_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server && server.exitCode === null && server.signalCode === null) {
+      // Detached, so the group (tsx and the node it runs) can be ended by the server's own id.
+      process.kill(-server.pid!, 'SIGKILL');
+      await exited(server, 5_000);
+    }
+  }, SETUP_MS);
+
+  /** Starts `examples/bot-server.ts` on a free port and resolves once it logs the listening line. */
+  function startServer(): Promise<{ server: ChildProcess; base: string }> {
+    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['examples/bot-server.ts'], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET },
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the example server did not log "listening" in time:\n${output}`)), SETUP_MS - 10_000);
+      child.once('exit', (code) => reject(new Error(`the example server exited (${code}) before listening:\n${output}`)));
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        output += `${line}\n`;
+        if (!line.startsWith('{')) return;
+        const entry = JSON.parse(line);
+        if (entry.msg !== 'listening') return;
+        clearTimeout(timer);
+        resolve({ server: child, base: entry.url });
+      });
+    });
+  }
+
+  async function post(path: string, signed: SignedRequest): Promise<number> {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: signed.headers, body: signed.body });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /** The row of a delivery, once it is on the page. */
+  async function rowOf(deliveryId: string, outcome = 'handled'): Promise<Locator> {
+    const row = page.locator(`tr.delivery[data-outcome="${outcome}"]`, { hasText: deliveryId });
+    await row.waitFor({ timeout: APPEAR_MS });
+    return row;
+  }
+
+  async function cells(row: Locator): Promise<Record<string, string | null>> {
+    const [webhook, kind, id, outcome, status] = await Promise.all(
+      ['webhook', 'kind', 'id', 'outcome .pill', 'status'].map((c) => row.locator(`td.${c}`).textContent()),
+    );
+    return { webhook, kind, id, outcome, status };
+  }
+
+  it('prints the inspector URL beside the curl hints, each hint on one line', () => {
+    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector\n`);
+    const lines = output.split('\n');
+    expect(lines.filter((l) => l.startsWith('curl ') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
+    expect(lines.filter((l) => l.startsWith('id=') && l.includes(`${base}/webhooks/board`))).toHaveLength(1);
+  });
+
+  it('shows a signed bot delivery as it arrives, and its second send as a duplicate', async () => {
+    const update = fixture('bot', 'messageCreate');
+    const signed = signBot(update, { secret: BOT_SECRET });
+
+    expect(await post('/webhooks/bot', signed)).toBe(200);
+    expect(await cells(await rowOf(update.id))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'handled', status: '200' });
+
+    expect(await post('/webhooks/bot', signed)).toBe(200);
+    expect(await cells(await rowOf(update.id, 'duplicate'))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'duplicate', status: '200' });
+    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+  });
+
+  it('shows a signed board delivery as it arrives, with its event type', async () => {
+    const event = fixture('board', 'task.created');
+
+    expect(await post('/webhooks/board', signBoard(event, { secret: BOARD_SECRET }))).toBe(200);
+    expect(await cells(await rowOf(event.id))).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'handled', status: '200' });
+    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+  });
+
+  it('shows the body pretty-printed on click, as text even when it holds markup', async () => {
+    const markup = '<img src="x" onerror="window.pwned = true"><b>not bold</b>';
+    const update = fixture('bot', 'messageCreate');
+    update.event.messageCreate.message.content = markup;
+    expect(await post('/webhooks/bot', signBot(update, { secret: BOT_SECRET }))).toBe(200);
+
+    const row = await rowOf(update.id);
+    await row.click();
+    const body = page.locator('tr.detail pre.body');
+    await body.waitFor({ timeout: APPEAR_MS });
+    expect(await body.textContent()).toBe(JSON.stringify(update, null, 2));
+    expect(await body.locator('*').count()).toBe(0);
+    expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined();
+
+    await row.click();
+    await body.waitFor({ state: 'detached', timeout: APPEAR_MS });
+  });
+
+  it('shows a forged delivery as rejected with 401, and no body', async () => {
+    const update = fixture('bot', 'messageCreate');
+    const forged = signBot(update, { secret: 'not-the-bot-secret-0123456789abcd' });
+
+    expect(await post('/webhooks/bot', forged)).toBe(401);
+    const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.status', { hasText: '401' }) });
+    await row.waitFor({ timeout: APPEAR_MS });
+    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401' });
+
+    await row.click();
+    await page.locator('tr.detail', { hasText: 'No body shown' }).waitFor({ timeout: APPEAR_MS });
+    expect(await page.content()).not.toContain(forged.headers['X-Svc-Signature']!.slice('sha256='.length));
+  });
+
+  it('lists the deliveries newest first as JSON, with no headers or signatures', async () => {
+    const update = fixture('bot', 'messageCreate');
+    const signed = signBot(update, { secret: BOT_SECRET });
+    expect(await post('/webhooks/bot', signed)).toBe(200);
+
+    const res = await fetch(`${base}/inspector/deliveries`);
+    const text = await res.text();
+    const { deliveries } = JSON.parse(text) as { deliveries: Array<Record<string, unknown>> };
+    expect(deliveries[0]).toMatchObject({ webhook: 'bot', deliveryId: update.id, outcome: 'handled', status: 200 });
+    const seqs = deliveries.map((d) => d.seq as number);
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    expect(text).not.toContain(signed.headers['X-Svc-Signature']!.slice('sha256='.length));
+    expect(text.toLowerCase()).not.toContain('x-svc-signature');
+  });
+
+  it('stops on SIGTERM while the page holds its event stream open', async () => {
+    // tsx passes the signal on to the server, whose shutdown ends the inspector's open streams.
+    server!.kill('SIGTERM');
+    expect(await exited(server!, 10_000)).toBe(0);
+  }, SETUP_MS);
+});
+
+function exited(child: ChildProcess, ms: number): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`process ${child.pid} did not exit within ${ms} ms`)), ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { memoryStore } from '../../src';
+import { IdTable, idWords } from '../../src/dedup/id-table';
+
+const HOUR = 3600_000;
+
+function claimToken(result: ReturnType<ReturnType<typeof memoryStore>['claim']>): string {
+  if (result.state !== 'claimed') throw new Error(`expected a claim, got ${result.state}`);
+  return result.token;
+}
+
+describe('memory store', () => {
+  it('claims an id once; a second claim is busy until the first is committed, then done', () => {
+    const store = memoryStore();
+    const token = claimToken(store.claim('a', 60_000));
+    expect(store.claim('a', 60_000).state).toBe('busy');
+    store.commit('a', token);
+    expect(store.claim('a', 60_000).state).toBe('done');
+  });
+
+  it('a released claim can be claimed again', () => {
+    const store = memoryStore();
+    store.release('a', claimToken(store.claim('a', 60_000)));
+    expect(store.claim('a', 60_000).state).toBe('claimed');
+  });
+
+  it('a lapsed lease lets a retry claim the id; the stale holder cannot release the new claim', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    const stale = claimToken(store.claim('a', 1000));
+    now = 1001;
+    claimToken(store.claim('a', 1000));
+    store.release('a', stale);
+    expect(store.claim('a', 1000).state).toBe('busy');
+  });
+
+  it('remembers a done id for the whole retention window, and forgets it after at most 1.25 windows', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now, retentionMs: 24 * HOUR });
+    store.commit('a', claimToken(store.claim('a', 1000)));
+    for (const t of [1, 6, 12, 23, 24]) {
+      now = t * HOUR;
+      expect(store.claim('a', 1000).state).toBe('done');
+    }
+    now = 30 * HOUR + 1;
+    const later = store.claim('a', 1000);
+    expect(later.state).toBe('claimed');
+  });
+
+  it('treats upper- and lower-case UUIDs and non-UUID ids as ids', () => {
+    const store = memoryStore();
+    const id = randomUUID();
+    store.commit(id, claimToken(store.claim(id, 1000)));
+    expect(store.claim(id.toUpperCase(), 1000).state).toBe('done');
+    store.commit('not a uuid', claimToken(store.claim('not a uuid', 1000)));
+    expect(store.claim('not a uuid', 1000).state).toBe('done');
+    expect(store.claim('not a uuid!', 1000).state).toBe('claimed');
+    store.commit('00000000-0000-0000-0000-000000000000', claimToken(store.claim('00000000-0000-0000-0000-000000000000', 1000)));
+    expect(store.claim('00000000-0000-0000-0000-000000000000', 1000).state).toBe('done');
+  });
+
+  it('stays bounded under a flood of distinct ids, forgetting the oldest first and warning that it cut into the window', () => {
+    const warn = jest.fn();
+    const store = memoryStore({ maxIds: 10_000, logger: { warn } as never });
+    const ids = Array.from({ length: 25_000 }, () => randomUUID());
+    for (const id of ids) store.commit(id, claimToken(store.claim(id, 1000)));
+    const { ids: kept } = store.stats();
+    expect(kept).toBeLessThanOrEqual(10_000);
+    expect(kept).toBeGreaterThan(0);
+    expect(store.claim(ids[ids.length - 1]!, 1000).state).toBe('done');
+    expect(store.claim(ids[0]!, 1000).state).toBe('claimed');
+    expect(warn).toHaveBeenCalled();
+    expect(warn.mock.calls[0][1]).toMatch(/retention window/);
+  });
+
+  it('costs well under 64 bytes per remembered id', () => {
+    const store = memoryStore({ maxIds: 200_000 });
+    for (let i = 0; i < 100_000; i++) {
+      const id = randomUUID();
+      store.commit(id, claimToken(store.claim(id, 1000)));
+    }
+    const { ids, bytes } = store.stats();
+    expect(ids).toBe(100_000);
+    expect(bytes / ids).toBeLessThan(64);
+  });
+});
+
+describe('id table', () => {
+  it('holds exactly the ids added, across growth', () => {
+    const table = new IdTable();
+    const w = new Uint32Array(4);
+    const ids = Array.from({ length: 5000 }, () => randomUUID());
+    for (const id of ids.slice(0, 2500)) {
+      idWords(id, w);
+      table.add(w);
+    }
+    for (const [i, id] of ids.entries()) {
+      idWords(id, w);
+      expect(table.has(w)).toBe(i < 2500);
+    }
+    expect(table.size).toBe(2500);
+  });
+});
