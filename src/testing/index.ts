@@ -1,1 +1,19 @@
-export {};
+/**
+ * `svc-webhooks/testing`: sign deliveries as svc does, build valid example events, and POST them
+ * to an app in one call. For tests and local tools, not for production code.
+ */
+export {
+  signBoardEvent,
+  signBotUpdate,
+  boardSignature,
+  botSignature,
+  BOARD_USER_AGENT,
+  BOT_USER_AGENT,
+  type SignedDelivery,
+  type SignOptions,
+  type BoardSignOptions,
+} from './sign-delivery';
+export { boardEvent, botUpdate, botCommand, exampleBoardTypes, exampleBotKinds, type BotUpdateOf, type BotEnvelopeOverrides } from './example-events';
+export type { DeepPartial } from './merge-overrides';
+export { deliverBoardEvent, deliverBotUpdate, postSigned, type DeliverOptions } from './deliver';
+export { silentLogger } from './silent-logger';

@@ -1,0 +1,18 @@
+/** Exit codes: 1 when the operation failed, 2 when the command was used wrongly. */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/** An error the CLI reports as one line on stderr before exiting with `exitCode`. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: typeof EXIT_FAILURE | typeof EXIT_USAGE = EXIT_FAILURE,
+  ) {
+    super(message);
+  }
+}
+
+export function usageError(message: string): CliError {
+  return new CliError(message, EXIT_USAGE);
+}

@@ -1,0 +1,24 @@
+/** Everything the CLI touches outside itself, so tests can run it in-process. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Relative file paths are read from here. */
+  readonly cwd: string;
+  /** Animated progress is drawn only on an interactive terminal, never into a pipe or a log. */
+  readonly interactive: boolean;
+  readonly fetch: typeof fetch;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    interactive: process.stderr.isTTY === true,
+    fetch: globalThis.fetch,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+}

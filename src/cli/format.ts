@@ -1,0 +1,28 @@
+/** A duration for people: 850 ms, 2.5 s, 4 min, 1 h 3 min. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))} s`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return `${minutes} min`;
+  const rest = minutes % 60;
+  return rest === 0 ? `${minutes / 60} h` : `${Math.floor(minutes / 60)} h ${rest} min`;
+}
+
+function formatValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '-';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Fields as aligned `name  value` lines, in the order given; unknown fields included. */
+export function formatFields(fields: Record<string, unknown>, indent = '  '): string {
+  const names = Object.keys(fields);
+  const width = Math.max(0, ...names.map((n) => n.length));
+  return names.map((name) => `${indent}${name.padEnd(width)}  ${formatValue(fields[name])}\n`).join('');
+}
+
+/** One line, whatever the message holds. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

@@ -1,0 +1,67 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { usageError } from './cli-error';
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+type ValueOf<C> = C extends { type: 'boolean' }
+  ? C extends { multiple: true }
+    ? boolean[]
+    : boolean
+  : C extends { multiple: true }
+    ? string[]
+    : string;
+
+export interface Parsed<O extends OptionsConfig> {
+  values: { [K in keyof O]?: ValueOf<O[K]> };
+  positionals: string[];
+  help: boolean;
+}
+
+/** Options that take a secret must never be named `--token`: a token on the command line lands in shell history. */
+function refuseTokenFlag(args: readonly string[]): void {
+  if (args.some((arg) => arg === '--token' || arg.startsWith('--token='))) {
+    throw usageError('--token is not accepted: a token on the command line ends up in shell history and process lists; set the environment variable or use --token-file');
+  }
+}
+
+/**
+ * util.parseArgs with `--help` on every command and its errors turned into one-line usage errors
+ * that name the option but never echo a value.
+ */
+export function parseOptions<O extends OptionsConfig>(command: string, args: readonly string[], options: O): Parsed<O> {
+  refuseTokenFlag(args);
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Parsed<O>['values'], positionals, help: values.help === true };
+  } catch (err) {
+    throw usageError(`${describeParseError(err)} (see svc-webhooks ${command} --help)`);
+  }
+}
+
+function describeParseError(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? ''}`.trim();
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${option ?? 'an option'} needs a value (write --name=value when the value starts with "-")`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument';
+  return 'invalid arguments';
+}
+
+export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw usageError(`${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export function positiveNumber(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`${name} must be a positive number`);
+  return n;
+}

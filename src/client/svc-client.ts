@@ -1,0 +1,199 @@
+import { botTokenProblem } from './bot-token';
+import type {
+  BoardWebhookInput,
+  BoardWebhookSetResult,
+  BoardWebhookState,
+  BotWebhookInput,
+  BotWebhookState,
+  PingResult,
+  VersionInfo,
+} from './setup-types';
+import { SvcClientError } from './svc-client-error';
+import { svcRequest, type SvcRequest, type Transport } from './svc-request';
+import { isOAuthCredential, tokenKind } from './token-kinds';
+import { checkWebhookSecret } from './webhook-secret';
+import { checkWebhookUrl } from './webhook-url';
+
+export interface SvcClientOptions {
+  /** svc's base address, e.g. https://acme.svc.example.com; the route paths are appended to it. */
+  baseUrl: string | URL;
+  /**
+   * The bearer token: a bot token for the bot webhook routes, or the token of a person with
+   * MANAGE_BOARD and MANAGE_INTEGRATIONS for the board webhook routes. Not needed for `version()`.
+   */
+  token?: string;
+  /** Per-call deadline in ms. Default 30000 (a ping waits for your receiver, up to 10 s). */
+  timeoutMs?: number;
+  /** A fetch implementation; default the global fetch of Node 20. */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * A typed client for svc's webhook setup routes and GET /api/version. The token is kept in a
+ * private field (not enumerable, not printed by util.inspect) and is only ever sent in the
+ * Authorization header. Inputs are checked locally before anything is sent.
+ */
+export class SvcClient {
+  readonly #token: string | undefined;
+  readonly #transport: Transport;
+
+  constructor(options: SvcClientOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('svc-webhooks: pass SvcClient options with a baseUrl');
+    this.#transport = {
+      baseUrl: checkBaseUrl(options.baseUrl),
+      timeoutMs: timeout(options.timeoutMs),
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+    if (options.token !== undefined) checkTokenShape(options.token);
+    this.#token = options.token;
+  }
+
+  /** GET /api/version: unauthenticated; the token is not sent. */
+  async version(): Promise<VersionInfo> {
+    const { json } = await svcRequest(this.#transport, { method: 'GET', path: '/api/version' });
+    return object<VersionInfo>(json, 'GET /api/version');
+  }
+
+  /** GET /api/bots/me/webhook; null when svc answers 404 (no webhook set). */
+  async getBotWebhook(): Promise<BotWebhookState | null> {
+    const json = await this.#orNull({ method: 'GET', path: '/api/bots/me/webhook', token: this.#botToken() });
+    return json === null ? null : unwrapState<BotWebhookState>(json, 'GET /api/bots/me/webhook');
+  }
+
+  /** PUT /api/bots/me/webhook: sets, replaces or re-enables the bot webhook. */
+  async setBotWebhook(input: BotWebhookInput): Promise<BotWebhookState> {
+    const body = { url: checkWebhookUrl(input?.url), secret: checkWebhookSecret(input?.secret) };
+    const token = this.#botToken();
+    if (body.secret === token) throw new SvcClientError('invalid_secret', 'the webhook secret must not be the bot token');
+    const { json } = await svcRequest(this.#transport, { method: 'PUT', path: '/api/bots/me/webhook', token, body });
+    return unwrapState<BotWebhookState>(json, 'PUT /api/bots/me/webhook');
+  }
+
+  /** DELETE /api/bots/me/webhook: removes the webhook and drops its queue. */
+  async deleteBotWebhook(): Promise<void> {
+    await svcRequest(this.#transport, { method: 'DELETE', path: '/api/bots/me/webhook', token: this.#botToken() });
+  }
+
+  /** GET /api/boards/{id}/webhook; null when svc answers 404 (no webhook set). */
+  async getBoardWebhook(boardId: string): Promise<BoardWebhookState | null> {
+    const path = boardPath(boardId);
+    const json = await this.#orNull({ method: 'GET', path, token: this.#personToken() });
+    return json === null ? null : unwrapState<BoardWebhookState>(json, `GET ${path}`);
+  }
+
+  /**
+   * PUT /api/boards/{id}/webhook. Without a secret svc generates one and returns it in this
+   * response only, as `generatedSecret`.
+   */
+  async setBoardWebhook(boardId: string, input: BoardWebhookInput): Promise<BoardWebhookSetResult> {
+    const path = boardPath(boardId);
+    const body: { url: string; secret?: string } = { url: checkWebhookUrl(input?.url) };
+    if (input.secret !== undefined && input.secret !== '') body.secret = checkWebhookSecret(input.secret);
+    const { json } = await svcRequest(this.#transport, { method: 'PUT', path, token: this.#personToken(), body });
+    const response = object<Record<string, unknown>>(json, `PUT ${path}`);
+    const { secret: nestedSecret, ...webhook } = unwrapState<BoardWebhookState>(response, `PUT ${path}`);
+    const secret = typeof response.secret === 'string' ? response.secret : nestedSecret;
+    return typeof secret === 'string' && secret !== '' ? { webhook, generatedSecret: secret } : { webhook };
+  }
+
+  /** DELETE /api/boards/{id}/webhook: removes the webhook; its queue is marked failed. */
+  async deleteBoardWebhook(boardId: string): Promise<void> {
+    await svcRequest(this.#transport, { method: 'DELETE', path: boardPath(boardId), token: this.#personToken() });
+  }
+
+  /**
+   * POST /api/boards/{id}/webhook/ping: svc sends a `ping` event now and reports the receiver's
+   * answer. At most once per 10 seconds per board; a second call throws `rate_limited`.
+   */
+  async pingBoardWebhook(boardId: string): Promise<PingResult> {
+    const path = `${boardPath(boardId)}/ping`;
+    const { json } = await svcRequest(this.#transport, { method: 'POST', path, token: this.#personToken() });
+    const result = object<PingResult>(json, `POST ${path}`);
+    if (typeof result.ok !== 'boolean') throw new SvcClientError('invalid_response', `POST ${path}: the answer has no boolean \`ok\``);
+    return result;
+  }
+
+  /** A GET whose 404 means "no webhook". */
+  async #orNull(request: SvcRequest): Promise<unknown> {
+    try {
+      return (await svcRequest(this.#transport, request)).json ?? null;
+    } catch (err) {
+      if (err instanceof SvcClientError && err.status === 404) return null;
+      throw err;
+    }
+  }
+
+  /** The bot webhook routes are called by the bot itself, with its bot token. */
+  #botToken(): string {
+    const token = this.#requireToken('the bot webhook routes need the bot token');
+    const problem = botTokenProblem(token);
+    if (problem !== undefined) throw new SvcClientError('invalid_token', `the bot webhook routes need a bot token: ${problem}`);
+    return token;
+  }
+
+  /** The board webhook routes are called by a person with MANAGE_BOARD and MANAGE_INTEGRATIONS. */
+  #personToken(): string {
+    const token = this.#requireToken('the board webhook routes need the token of a person who manages the board');
+    if (tokenKind(token) === 'bot') {
+      throw new SvcClientError('invalid_token', 'the board webhook routes are called by a person who manages the board, not with a bot token');
+    }
+    return token;
+  }
+
+  #requireToken(why: string): string {
+    if (this.#token === undefined) throw new SvcClientError('invalid_token', `${why}; pass \`token\``);
+    return this.#token;
+  }
+}
+
+function checkBaseUrl(value: unknown): string {
+  let url: URL;
+  try {
+    url = new URL(value instanceof URL ? value.href : String(value));
+  } catch {
+    throw new SvcClientError('invalid_base_url', 'baseUrl must be an absolute URL such as https://acme.svc.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SvcClientError('invalid_base_url', 'baseUrl must use https:// (or http:// for a local server)');
+  // Credentials or a query in the base would ride along on every call, and a token never goes in a URL.
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new SvcClientError('invalid_base_url', 'baseUrl must not carry credentials, a query or a fragment; the token goes in `token`');
+  }
+  return url.href;
+}
+
+function checkTokenShape(token: unknown): void {
+  // Whitespace or control characters would break (or inject into) the Authorization header.
+  if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
+    throw new SvcClientError('invalid_token', 'the token must be a non-empty string without whitespace');
+  }
+  if (isOAuthCredential(tokenKind(token))) {
+    throw new SvcClientError('invalid_token', 'OAuth tokens, codes and client credentials are not accepted by the svc REST API');
+  }
+}
+
+function timeout(value: unknown): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new TypeError('svc-webhooks: `timeoutMs` must be a positive number');
+  return value;
+}
+
+function boardPath(boardId: unknown): string {
+  if (typeof boardId !== 'string' || boardId.trim() === '') throw new SvcClientError('invalid_board_id', 'the board id is required');
+  return `/api/boards/${encodeURIComponent(boardId)}/webhook`;
+}
+
+function object<T>(json: unknown, where: string): T {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new SvcClientError('invalid_response', `${where}: svc did not answer with a JSON object`);
+  }
+  return json as T;
+}
+
+/** The webhook state, whether svc wraps it in `webhook` (as the bot PUT does) or not. */
+function unwrapState<T>(json: unknown, where: string): T {
+  const body = object<Record<string, unknown>>(json, where);
+  const inner = body.webhook;
+  return (typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? inner : body) as T;
+}

@@ -1,0 +1,113 @@
+import { redactSecrets } from './redact-secrets';
+import { SvcClientError } from './svc-client-error';
+
+export interface SvcRequest {
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly body?: unknown;
+  /** The bearer token; it goes in the Authorization header and nowhere else. */
+  readonly token?: string;
+}
+
+export interface SvcResponse {
+  readonly status: number;
+  /** The parsed JSON body; undefined for an empty body. */
+  readonly json: unknown;
+}
+
+export interface Transport {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly fetch: typeof fetch;
+}
+
+const MAX_MESSAGE = 200;
+
+/** `{base_url}` + path, keeping a base path such as https://example.com/svc. */
+export function routeUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, '') + path;
+}
+
+/**
+ * One call to svc. Redirects are not followed, so the Authorization header can never be replayed
+ * to another host; a 3xx is an error like any non-2xx.
+ */
+export async function svcRequest(transport: Transport, request: SvcRequest): Promise<SvcResponse> {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'svc-webhooks' };
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
+  const url = routeUrl(transport.baseUrl, request.path);
+  let response: Response;
+  let text: string;
+  try {
+    response = await transport.fetch(url, {
+      method: request.method,
+      headers,
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(transport.timeoutMs),
+    });
+    text = await response.text();
+  } catch (err) {
+    throw transportError(err, request, transport.timeoutMs);
+  }
+  const where = `${request.method} ${request.path}`;
+  if (response.status < 200 || response.status > 299) throw statusError(response, text, where);
+  if (text.trim() === '') return { status: response.status, json: undefined };
+  try {
+    return { status: response.status, json: JSON.parse(text) as unknown };
+  } catch (err) {
+    throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body that is not JSON`, { status: response.status, cause: err });
+  }
+}
+
+function transportError(err: unknown, request: SvcRequest, timeoutMs: number): SvcClientError {
+  const where = `${request.method} ${request.path}`;
+  const name = (err as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') {
+    return new SvcClientError('timeout', `${where}: svc did not answer within ${timeoutMs} ms`, { cause: err });
+  }
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : String(err);
+  return new SvcClientError('network_error', `${where}: could not reach svc (${redactSecrets(detail)})`, { cause: err });
+}
+
+function statusError(response: Response, text: string, where: string): SvcClientError {
+  const status = response.status;
+  if (status >= 300 && status < 400) {
+    return new SvcClientError('svc_api_error', `${where}: svc answered with a redirect (${status}); redirects are not followed, check the base url`, { status });
+  }
+  const said = svcMessage(text);
+  const suffix = said === undefined ? '' : `: ${said}`;
+  if (status === 429) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    const options = Number.isFinite(retryAfter) && retryAfter > 0 ? { status, retryAfter } : { status };
+    return new SvcClientError('rate_limited', `${where}: rate limited by svc (429)${suffix}`, options);
+  }
+  return new SvcClientError('svc_api_error', `${where}: svc answered ${status}${suffix}`, { status });
+}
+
+/**
+ * The human text of an svc error body, for display only (the spec's error body shape is not
+ * shown and its text is not to be relied on). Redacted and shortened.
+ */
+function svcMessage(text: string): string | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const pick = (value: unknown): string | undefined => {
+    if (typeof value === 'string' && value !== '') return value;
+    if (typeof value === 'object' && value !== null) {
+      const o = value as Record<string, unknown>;
+      return pick(o.message) ?? pick(o.error) ?? pick(o.code);
+    }
+    return undefined;
+  };
+  const said = pick(body);
+  if (said === undefined) return undefined;
+  const clean = redactSecrets(said).replace(/\s+/g, ' ');
+  return clean.length > MAX_MESSAGE ? `${clean.slice(0, MAX_MESSAGE)}…` : clean;
+}

@@ -1,0 +1,79 @@
+import { svcBoardWebhook, svcBotWebhook, type ErrorContext, type SvcWebhookError } from '../../src';
+import { appWith, expressVersions, memoryLogger } from '../support/apps';
+import { post } from '../support/post';
+import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot } from '../support/sign';
+
+describe.each(expressVersions)('logging and error reporting in %s', (_name, expressLib) => {
+  it('writes one structured line per delivery with id, kind, outcome, status and duration', async () => {
+    const log = memoryLogger();
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger }).on('task.created', (_e, ctx) => ctx.log.info({ step: 'inside' }, 'handler ran'));
+    const app = appWith(expressLib, board);
+    const event = fixture('board', 'task.created');
+    await post(app, board.path, signBoard(event)).expect(200);
+
+    const deliveryLines = log.lines.filter((l) => l.outcome !== undefined);
+    expect(deliveryLines).toHaveLength(1);
+    expect(deliveryLines[0]).toMatchObject({ webhook: 'board', deliveryId: event.id, kind: 'task.created', outcome: 'handled', status: 200 });
+    expect(typeof deliveryLines[0]!.durationMs).toBe('number');
+    // The handler's child logger carries the delivery.
+    expect(log.lines.find((l) => l.step === 'inside')).toMatchObject({ deliveryId: event.id, kind: 'task.created', webhook: 'board' });
+  });
+
+  it('logs refusals with their code and errors under `err`, and never a secret or a signature', async () => {
+    const log = memoryLogger();
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger }).on('messageCreate', (_d, ctx) => {
+      // A careless handler logging the request headers still leaks nothing.
+      ctx.log.info({ headers: ctx.req.headers, secret: BOT_SECRET }, 'careless');
+      throw new Error('boom');
+    });
+    const app = appWith(expressLib, bot);
+    const signed = signBot(fixture('bot', 'messageCreate'));
+    await post(app, bot.path, signed).expect(500);
+    await post(app, bot.path, signBot(fixture('bot', 'messageCreate'), { secret: 'wrong-secret-0123456789abcdef' })).expect(401);
+
+    const refused = log.lines.filter((l) => l.outcome === 'rejected');
+    expect(refused.map((l) => [l.status, l.code])).toEqual([
+      [500, 'handler_failed'],
+      [401, 'signature_mismatch'],
+    ]);
+    expect(refused[0]!.err).toMatchObject({ type: 'SvcWebhookError', code: 'handler_failed' });
+    expect(refused[0]!.err.stack).toContain('boom');
+    const text = log.text();
+    expect(text).not.toContain(BOT_SECRET);
+    expect(text).not.toContain(signed.headers['X-Svc-Signature']!.slice('sha256='.length));
+    expect(text).toContain('[Redacted]');
+  });
+
+  it('tells onError handlers of every delivery answered with an error, with its code', async () => {
+    const seen: Array<[string, number, ErrorContext['deliveryId']]> = [];
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger })
+      .on('task.created', () => {
+        throw new Error('handler failed');
+      })
+      .onError((err: SvcWebhookError, ctx) => void seen.push([err.code, err.status, ctx.deliveryId]));
+    const app = appWith(expressLib, board);
+    const event = fixture('board', 'task.created');
+    await post(app, board.path, signBoard(event)).expect(500);
+    await post(app, board.path, signBoard(event, { secret: 'wrong-secret-0123456789abcdef' })).expect(401);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([
+      ['handler_failed', 500, event.id],
+      ['signature_mismatch', 401, undefined],
+    ]);
+  });
+
+  it('reports every answered request to onDelivery listeners', async () => {
+    const records: unknown[] = [];
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger, now: () => 1_800_000_000_000 }).onDelivery((r) => void records.push(r));
+    const app = appWith(expressLib, board);
+    const event = fixture('board', 'ping');
+    await post(app, board.path, signBoard(event, { timestamp: 1_800_000_000 })).expect(200);
+    await post(app, board.path, signBoard(event, { timestamp: 1_800_000_000 })).expect(200);
+    await post(app, board.path, signBoard(event, { timestamp: 1 })).expect(401);
+    expect(records).toEqual([
+      expect.objectContaining({ webhook: 'board', deliveryId: event.id, kind: 'ping', outcome: 'handled', status: 200, receivedAt: 1_800_000_000_000, payload: event }),
+      expect.objectContaining({ deliveryId: event.id, outcome: 'duplicate', status: 200 }),
+      expect.objectContaining({ deliveryId: undefined, outcome: 'rejected', status: 401, code: 'timestamp_out_of_tolerance', payload: undefined }),
+    ]);
+  });
+});
