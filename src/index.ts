@@ -44,3 +44,11 @@ export type {
 export { botEventKinds } from './generated/bot-types';
 export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
 export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
+export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
+export {
+  boardSequenceTracker,
+  BoardSequenceTracker,
+  type SequencedBoardEvent,
+  type SequenceGap,
+  type SequenceTrackerOptions,
+} from './ordering/board-sequence-tracker';

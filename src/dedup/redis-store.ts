@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+
+/**
+ * The part of a Redis client the store uses: ioredis's generic `call`. Any client with this
+ * method works; `redisStore({ url })` creates an ioredis client itself.
+ */
+export interface RedisCommander {
+  call(command: string, ...args: Array<string | number>): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  disconnect?(): void;
+  /** ioredis's connection state: commands wait (within the timeout) until it is 'ready'. */
+  readonly status?: string;
+  once?(event: 'ready', listener: () => void): unknown;
+}
+
+export interface RedisStoreOptions {
+  /** A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`). The store does not close it. */
+  client?: RedisCommander;
+  /** A Redis URL (`redis://host:port/db`): the store creates an ioredis client tuned to fail fast, and closes it on `close()`. */
+  url?: string;
+  /** Key prefix, so that several receivers can share one Redis. Default `svc-webhooks:`. */
+  prefix?: string;
+  /** How long handled ids are kept, in ms. Default: one day plus an hour. */
+  retentionMs?: number;
+  /** Longest wait for one Redis command, in ms; past it the delivery fails closed (503). Default 1000. */
+  commandTimeoutMs?: number;
+}
+
+const DONE_VALUE = 'done';
+const CLAIM_PREFIX = 'claim:';
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
+// Deletes the claim only if it is still ours: a lapsed lease may have passed it to another attempt.
+const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+/**
+ * A de-dup store shared by every instance that uses the same Redis and prefix. A claim is one
+ * atomic `SET key claim:<token> NX PX lease GET`; a commit replaces it by `done` for the retention
+ * window; a release deletes it only if it still holds our token.
+ */
+export class RedisStore implements DeliveryStore {
+  private readonly client: RedisCommander;
+  private readonly ownsClient: boolean;
+  private readonly prefix: string;
+  private readonly retentionMs: number;
+  private readonly timeoutMs: number;
+  private nextReady: Promise<void> | undefined;
+
+  constructor(options: RedisStoreOptions) {
+    if ((options.client === undefined) === (options.url === undefined)) {
+      throw new TypeError('svc-webhooks: redisStore needs exactly one of `client` or `url`');
+    }
+    this.timeoutMs = positive(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
+    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
+    this.prefix = options.prefix ?? 'svc-webhooks:';
+    if (typeof this.prefix !== 'string') throw new TypeError('svc-webhooks: redisStore `prefix` must be a string');
+    this.ownsClient = options.client === undefined;
+    this.client = options.client ?? connect(options.url!, this.timeoutMs);
+  }
+
+  async claim(id: string, leaseMs: number): Promise<ClaimResult> {
+    const token = randomUUID();
+    const previous = await this.command('SET', this.key(id), CLAIM_PREFIX + token, 'PX', Math.ceil(leaseMs), 'NX', 'GET');
+    if (previous === null) return { state: 'claimed', token };
+    return previous === DONE_VALUE ? DONE : BUSY;
+  }
+
+  async commit(id: string): Promise<void> {
+    await this.command('SET', this.key(id), DONE_VALUE, 'PX', Math.ceil(this.retentionMs));
+  }
+
+  async release(id: string, token: string): Promise<void> {
+    await this.command('EVAL', RELEASE_SCRIPT, 1, this.key(id), CLAIM_PREFIX + token);
+  }
+
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    await this.client.quit?.().catch(() => this.client.disconnect?.());
+  }
+
+  private key(id: string): string {
+    return this.prefix + id;
+  }
+
+  /** A command that answers too slowly fails, so the delivery fails closed well inside the sender's 10 s. */
+  private command(...args: [string, ...Array<string | number>]): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`redis did not answer ${args[0]} within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    return Promise.race([this.connected().then(() => this.client.call(...args)), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  // While (re)connecting, a command waits for the connection instead of failing at once.
+  // One shared wait, so an outage does not pile up a listener per delivery.
+  private connected(): Promise<void> {
+    const { client } = this;
+    if (client.status === undefined || client.status === 'ready' || client.once === undefined) return Promise.resolve();
+    this.nextReady ??= new Promise<void>((resolve) =>
+      client.once!('ready', () => {
+        this.nextReady = undefined;
+        resolve();
+      }),
+    );
+    return this.nextReady;
+  }
+}
+
+function connect(url: string, timeoutMs: number): RedisCommander {
+  // An optional peer dependency: only users of `url` need ioredis installed.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis } = require('ioredis') as typeof import('ioredis');
+  const client = new Redis(url, {
+    // Fail fast instead of queueing while disconnected: the sender retries, nothing is lost.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: timeoutMs,
+    connectTimeout: Math.max(timeoutMs, 1000),
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+  // Connection errors surface per command as 503s; without a listener they would be unhandled.
+  client.on('error', () => undefined);
+  return client;
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: redisStore \`${name}\` must be a positive number`);
+  return value;
+}
+
+/** The Redis de-dup store: `store: redisStore({ url: process.env.REDIS_URL })`. */
+export function redisStore(options: RedisStoreOptions): RedisStore {
+  return new RedisStore(options);
+}

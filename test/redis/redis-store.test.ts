@@ -1,0 +1,122 @@
+import { Redis } from 'ioredis';
+import { redisStore, type RedisStore } from '../../src';
+import { RedisServer } from '../support/redis-server';
+
+let redis: RedisServer;
+let admin: Redis;
+const stores: RedisStore[] = [];
+
+function store(options: Parameters<typeof redisStore>[0] = {}): RedisStore {
+  const s = redisStore({ url: redis.url, ...options });
+  stores.push(s);
+  return s;
+}
+
+async function claimed(result: Promise<{ state: string; token?: string }>): Promise<string> {
+  const r = await result;
+  if (r.state !== 'claimed' || r.token === undefined) throw new Error(`expected a claim, got ${r.state}`);
+  return r.token;
+}
+
+beforeAll(async () => {
+  redis = await RedisServer.start();
+  admin = new Redis(redis.url);
+});
+
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  admin.disconnect();
+  await redis.close();
+});
+
+describe('redis store (against a real redis-server)', () => {
+  it('claims an id atomically: of 50 concurrent claims from two stores exactly one wins', async () => {
+    const [a, b] = [store(), store()];
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 ? a : b).claim('concurrent-id', 60_000)));
+    expect(results.filter((r) => r.state === 'claimed')).toHaveLength(1);
+    expect(results.filter((r) => r.state === 'busy')).toHaveLength(49);
+  });
+
+  it('a committed id is done for the retention window; the key carries that expiry', async () => {
+    const s = store({ prefix: 'ttl:', retentionMs: 90_000_000 });
+    await s.commit('kept', await claimed(s.claim('kept', 60_000)));
+    expect((await s.claim('kept', 60_000)).state).toBe('done');
+    const ttl = await admin.pttl('ttl:kept');
+    expect(ttl).toBeGreaterThan(89_000_000);
+    expect(ttl).toBeLessThanOrEqual(90_000_000);
+  });
+
+  it('a claim holds for its lease: busy meanwhile, claimable after it lapses', async () => {
+    const s = store();
+    await claimed(s.claim('leased', 200));
+    expect((await s.claim('leased', 200)).state).toBe('busy');
+    const pttl = await admin.pttl('svc-webhooks:leased');
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(200);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await s.claim('leased', 200)).state).toBe('claimed');
+  });
+
+  it('a release frees only its own claim', async () => {
+    const s = store();
+    const stale = await claimed(s.claim('released', 100));
+    await new Promise((r) => setTimeout(r, 150));
+    const current = await claimed(s.claim('released', 60_000));
+    await s.release('released', stale);
+    expect((await s.claim('released', 60_000)).state).toBe('busy');
+    await s.release('released', current);
+    expect((await s.claim('released', 60_000)).state).toBe('claimed');
+  });
+
+  it('keeps receivers with different prefixes apart', async () => {
+    const [a, b] = [store({ prefix: 'app-a:' }), store({ prefix: 'app-b:' })];
+    await a.commit('shared-id', await claimed(a.claim('shared-id', 60_000)));
+    expect((await a.claim('shared-id', 60_000)).state).toBe('done');
+    expect((await b.claim('shared-id', 60_000)).state).toBe('claimed');
+  });
+
+  it('fails fast (rejects within the command timeout) while redis answers nothing, and recovers', async () => {
+    const s = store({ commandTimeoutMs: 300 });
+    await claimed(s.claim('warm-up', 1000));
+    redis.pause();
+    try {
+      const started = Date.now();
+      await expect(s.claim('while-paused', 1000)).rejects.toThrow(/did not answer/);
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      redis.unpause();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await s.claim('after-pause', 1000)).state).toBe('claimed');
+  });
+
+  it('fails fast while redis is down, and recovers when it is back with its data', async () => {
+    const s = store({ commandTimeoutMs: 300 });
+    await s.commit('before-outage', await claimed(s.claim('before-outage', 1000)));
+    await redis.stop();
+    try {
+      await expect(s.claim('during-outage', 1000)).rejects.toThrow();
+    } finally {
+      await redis.resume();
+    }
+    let state = '';
+    for (let i = 0; i < 50 && state !== 'done'; i++) {
+      state = await s.claim('before-outage', 1000).then((r) => r.state, () => 'unavailable');
+      if (state !== 'done') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(state).toBe('done');
+  });
+
+  it('takes exactly one of `client` or `url`', () => {
+    expect(() => redisStore({})).toThrow(/exactly one/);
+    expect(() => redisStore({ url: redis.url, client: admin })).toThrow(/exactly one/);
+  });
+
+  it('works with a client the user created, and leaves it open on close()', async () => {
+    const s = redisStore({ client: admin, prefix: 'own-client:' });
+    await s.commit('x', await claimed(s.claim('x', 1000)));
+    expect(await admin.get('own-client:x')).toBe('done');
+    await s.close();
+    expect(await admin.ping()).toBe('PONG');
+  });
+});

@@ -1,0 +1,97 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A real redis-server for the tests, on a free loopback port, with its own data directory. There is
+ * no fallback: without redis-server the tests fail and say how to install it.
+ */
+export class RedisServer {
+  private child: ChildProcess | undefined;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-redis-'));
+
+  private constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts a server; with AOF on (fsync always) its keys survive a stop and restart. */
+  static async start(): Promise<RedisServer> {
+    const found = spawnSync('redis-server', ['--version']);
+    if (found.error !== undefined || found.status !== 0) {
+      throw new Error('redis-server is not installed: install Debian\'s package (apt-get install redis-server); .ci/run does this on CI');
+    }
+    const server = new RedisServer(await freePort());
+    await server.resume();
+    return server;
+  }
+
+  /** (Re)starts the process on the same port and data. */
+  async resume(): Promise<void> {
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--loglevel', 'warning'],
+      { stdio: 'ignore' },
+    );
+    await waitUntil(() => canConnect(this.port), 5000, `redis-server did not start on port ${this.port}`);
+  }
+
+  /** Stops the process (an outage); `resume()` brings it back with its data. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    this.child = undefined;
+  }
+
+  /** Freezes the process: it accepts connections but answers nothing (a slow store). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  unpause(): void {
+    this.child?.kill('SIGCONT');
+  }
+
+  async close(): Promise<void> {
+    this.unpause();
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, message: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(message);
+}
