@@ -105,7 +105,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
   router.get(`${path}/deliveries`, (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json({ limit, deliveries: recent() });
   });
-  router.get(`${path}/events`, (req: Request, res: Response) => {
+  router.get(`${path}/events`, (_req: Request, res: Response) => {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -116,7 +116,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
     // events: nothing that arrives between the two can be missed or shown twice.
     res.write(`retry: 2000\nevent: snapshot\ndata: ${JSON.stringify({ limit, deliveries: recent() })}\n\n`);
     clients.add(res);
-    req.on('close', () => clients.delete(res));
+    res.on('close', () => clients.delete(res));
   });
 
   return {

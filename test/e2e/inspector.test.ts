@@ -36,7 +36,7 @@ describe('example server: live delivery inspector', () => {
     await page.goto(`${base}/inspector`);
     await page.locator('#status[data-state="live"]').waitFor({ timeout: APPEAR_MS });
     // A mark that a reload would erase: the rows must arrive over the open event stream.
-    await page.evaluate(() => ((window as any).sameDocument = true));
+    await page.evaluate(() => ((globalThis as any).sameDocument = true));
   }, SETUP_MS);
 
   afterAll(async () => {
@@ -84,11 +84,11 @@ describe('example server: live delivery inspector', () => {
     return row;
   }
 
+  /** The shown text of a row's cells, by column. */
   async function cells(row: Locator): Promise<Record<string, string | null>> {
-    const [webhook, kind, id, outcome, status] = await Promise.all(
-      ['webhook', 'kind', 'id', 'outcome .pill', 'status'].map((c) => row.locator(`td.${c}`).textContent()),
-    );
-    return { webhook, kind, id, outcome, status };
+    const columns = { webhook: 'td.webhook', kind: 'td.kind', id: 'td.id', outcome: 'td.outcome .pill', status: 'td.status' };
+    const texts = await Promise.all(Object.values(columns).map((selector) => row.locator(selector).textContent()));
+    return Object.fromEntries(Object.keys(columns).map((name, i) => [name, texts[i] ?? null]));
   }
 
   it('prints the inspector URL beside the curl hints, each hint on one line', () => {
@@ -107,7 +107,7 @@ describe('example server: live delivery inspector', () => {
 
     expect(await post('/webhooks/bot', signed)).toBe(200);
     expect(await cells(await rowOf(update.id, 'duplicate'))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'duplicate', status: '200' });
-    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
   });
 
   it('shows a signed board delivery as it arrives, with its event type', async () => {
@@ -115,7 +115,7 @@ describe('example server: live delivery inspector', () => {
 
     expect(await post('/webhooks/board', signBoard(event, { secret: BOARD_SECRET }))).toBe(200);
     expect(await cells(await rowOf(event.id))).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'handled', status: '200' });
-    expect(await page.evaluate(() => (window as any).sameDocument)).toBe(true);
+    expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
   });
 
   it('shows the body pretty-printed on click, as text even when it holds markup', async () => {
@@ -130,7 +130,7 @@ describe('example server: live delivery inspector', () => {
     await body.waitFor({ timeout: APPEAR_MS });
     expect(await body.textContent()).toBe(JSON.stringify(update, null, 2));
     expect(await body.locator('*').count()).toBe(0);
-    expect(await page.evaluate(() => (window as any).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).pwned)).toBeUndefined();
 
     await row.click();
     await body.waitFor({ state: 'detached', timeout: APPEAR_MS });
