@@ -61,7 +61,15 @@ export class RedisStore implements DeliveryStore {
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
-    const previous = await this.command('SET', this.key(id), CLAIM_PREFIX + token, 'PX', Math.ceil(leaseMs), 'NX', 'GET');
+    let previous: unknown;
+    try {
+      previous = await this.command('SET', this.key(id), CLAIM_PREFIX + token, 'PX', Math.ceil(leaseMs), 'NX', 'GET');
+    } catch (err) {
+      // A slow Redis may still carry out the claim later; queue its release behind it so the
+      // delivery is not blocked for a whole lease by a claim nobody holds.
+      this.release(id, token).catch(() => undefined);
+      throw err;
+    }
     if (previous === null) return { state: 'claimed', token };
     return previous === DONE_VALUE ? DONE : BUSY;
   }

@@ -1,0 +1,54 @@
+import { boardSequenceTracker } from '../../src';
+
+const board = { id: 'board-1' };
+const ev = (sequence: number, taskId = 'task-1', boardId = board.id) => ({ sequence, board: { id: boardId }, task: { id: taskId } });
+
+describe('board sequence tracker', () => {
+  it('tells a stale task snapshot from a newer one', () => {
+    const tracker = boardSequenceTracker();
+    expect(tracker.isStale(ev(5))).toBe(false);
+    tracker.markApplied(ev(5));
+    expect(tracker.isStale(ev(3))).toBe(true);
+    expect(tracker.isStale(ev(7))).toBe(false);
+    expect(tracker.isStale(ev(3, 'task-2'))).toBe(false);
+    // Sequences are per board: the same task on another board (after a move) is not compared.
+    expect(tracker.isStale(ev(1, 'task-1', 'board-2'))).toBe(false);
+    tracker.markApplied(ev(4));
+    expect(tracker.isStale(ev(4))).toBe(true);
+  });
+
+  it('exposes gaps in a board sequence as they open and close out of order', () => {
+    const tracker = boardSequenceTracker();
+    expect(tracker.observe(ev(10))).toEqual([]);
+    expect(tracker.observe(ev(13))).toEqual([{ from: 11, to: 12 }]);
+    expect(tracker.observe(ev(16))).toEqual([
+      { from: 11, to: 12 },
+      { from: 14, to: 15 },
+    ]);
+    expect(tracker.observe(ev(12))).toEqual([
+      { from: 11, to: 11 },
+      { from: 14, to: 15 },
+    ]);
+    tracker.observe(ev(11));
+    tracker.observe(ev(14));
+    expect(tracker.observe(ev(15))).toEqual([]);
+    expect(tracker.highest(board.id)).toBe(16);
+  });
+
+  it('ignores ping (sequence 0) and repeated deliveries', () => {
+    const tracker = boardSequenceTracker();
+    tracker.observe(ev(1));
+    expect(tracker.observe({ sequence: 0, board, task: null })).toEqual([]);
+    expect(tracker.observe(ev(1))).toEqual([]);
+    expect(tracker.highest(board.id)).toBe(1);
+  });
+
+  it('forgets the least recently applied tasks beyond maxTasks', () => {
+    const tracker = boardSequenceTracker({ maxTasks: 2 });
+    tracker.markApplied(ev(5, 'a'));
+    tracker.markApplied(ev(6, 'b'));
+    tracker.markApplied(ev(7, 'c'));
+    expect(tracker.isStale(ev(1, 'a'))).toBe(false);
+    expect(tracker.isStale(ev(1, 'b'))).toBe(true);
+  });
+});
