@@ -1,26 +1,16 @@
 import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from './generated/board-types';
 import { boardEventTypes } from './generated/board-types';
-import { commonMethods, listeners } from './middleware/common-methods';
-import { httpMiddleware, type Middleware } from './middleware/http-middleware';
+import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
+import { httpMiddleware } from './middleware/http-middleware';
 import { settings, type BoardWebhookOptions } from './options';
 import { boardProtocol } from './receive/board-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
-import type { BoardHandler, DeliveryListener, ErrorHandler } from './route/handler-types';
+import type { BoardHandler } from './route/handler-types';
 
-export interface BoardWebhookMiddleware extends Middleware {
+export interface BoardWebhookMiddleware extends WebhookMiddlewareBase<BoardHandler<BoardWebhookEvent>> {
   /** Runs `handler` for every delivery of the given type(s); the event is typed by its type. */
   on<T extends BoardEventType>(type: T | readonly T[], handler: BoardHandler<BoardEventMap[T]>): this;
-  /** Runs `handler` for every delivery, including types this version does not know. */
-  onAny(handler: BoardHandler<BoardWebhookEvent>): this;
-  /** Is told of every delivery answered with an error (rejected, failed or timed out). */
-  onError(handler: ErrorHandler): this;
-  /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
-  onDelivery(listener: DeliveryListener): this;
-  /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
-  close(): Promise<void>;
-  /** The path this middleware answers when mounted with `app.use()`. */
-  readonly path: string;
 }
 
 const KNOWN_TYPES = new Set<string>(boardEventTypes);

@@ -1,30 +1,20 @@
 import type { BotEventData, BotEventMap, MessageCreateData } from './generated/bot-types';
 import { botEventKinds } from './generated/bot-types';
-import { commonMethods, listeners } from './middleware/common-methods';
-import { httpMiddleware, type Middleware } from './middleware/http-middleware';
+import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
+import { httpMiddleware } from './middleware/http-middleware';
 import { settings, type BotWebhookOptions } from './options';
 import { botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
-import type { BotHandler, DeliveryListener, ErrorHandler } from './route/handler-types';
+import type { BotHandler } from './route/handler-types';
 
 export type BotEventKind = keyof BotEventMap;
 
-export interface BotWebhookMiddleware extends Middleware {
+export interface BotWebhookMiddleware extends WebhookMiddlewareBase<BotHandler<BotEventData>> {
   /** Runs `handler` with `update.event[kind]` for every delivery of the given kind(s). */
   on<K extends BotEventKind>(kind: K | readonly K[], handler: BotHandler<BotEventMap[K]>): this;
   /** Runs `handler` with the `messageCreate` data when `message.command.name === name`. */
   command(name: string | readonly string[], handler: BotHandler<MessageCreateData>): this;
-  /** Runs `handler` for every delivery, including kinds this version does not know (see `ctx.kind`). */
-  onAny(handler: BotHandler<BotEventData>): this;
-  /** Is told of every delivery answered with an error (rejected, failed or timed out). */
-  onError(handler: ErrorHandler): this;
-  /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
-  onDelivery(listener: DeliveryListener): this;
-  /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
-  close(): Promise<void>;
-  /** The path this middleware answers when mounted with `app.use()`. */
-  readonly path: string;
 }
 
 const KNOWN_KINDS = new Set<string>(botEventKinds);

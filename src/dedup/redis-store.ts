@@ -74,7 +74,8 @@ export class RedisStore implements DeliveryStore {
     return previous === DONE_VALUE ? DONE : BUSY;
   }
 
-  async commit(id: string): Promise<void> {
+  // Done whoever holds the claim now: the handlers did succeed.
+  async commit(id: string, _token: string): Promise<void> {
     await this.command('SET', this.key(id), DONE_VALUE, 'PX', Math.ceil(this.retentionMs));
   }
 

@@ -1,4 +1,19 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
+import type { Middleware } from './http-middleware';
+
+/** What both webhook middlewares offer besides `on`. */
+export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
+  /** Runs `handler` for every delivery, including types and kinds this version does not know. */
+  onAny(handler: AnyHandler): this;
+  /** Is told of every delivery answered with an error (rejected, failed or timed out). */
+  onError(handler: ErrorHandler): this;
+  /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
+  onDelivery(listener: DeliveryListener): this;
+  /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
+  close(): Promise<void>;
+  /** The path this middleware answers when mounted with `app.use()`. */
+  readonly path: string;
+}
 
 /** The lists a webhook's Receiver reads; the public methods below fill them. */
 export interface Listeners<AnyHandler> {
