@@ -37,7 +37,8 @@ export function parseOptions<O extends OptionsConfig>(command: string, args: rea
       allowPositionals: true,
       strict: true,
     });
-    return { values: values as Parsed<O>['values'], positionals, help: values.help === true };
+    const parsed = values as Parsed<O>['values'] & { help?: boolean };
+    return { values: parsed, positionals, help: parsed.help === true };
   } catch (err) {
     throw usageError(`${describeParseError(err)} (see svc-webhooks ${command} --help)`);
   }

@@ -64,7 +64,8 @@ export class SvcClient {
 
   /** PUT /api/bots/me/webhook: sets, replaces or re-enables the bot webhook. */
   async setBotWebhook(input: BotWebhookInput): Promise<BotWebhookState> {
-    const body = { url: checkWebhookUrl(input?.url), secret: checkWebhookSecret(input?.secret) };
+    const { url, secret } = input ?? {};
+    const body = { url: checkWebhookUrl(url), secret: checkWebhookSecret(secret) };
     const token = this.#botToken();
     if (body.secret === token) throw new SvcClientError('invalid_secret', 'the webhook secret must not be the bot token');
     const { json } = await svcRequest(this.#transport, { method: 'PUT', path: '/api/bots/me/webhook', token, body });
@@ -89,9 +90,13 @@ export class SvcClient {
    */
   async setBoardWebhook(boardId: string, input: BoardWebhookInput): Promise<BoardWebhookSetResult> {
     const path = boardPath(boardId);
-    const body: { url: string; secret?: string } = { url: checkWebhookUrl(input?.url) };
-    if (input.secret !== undefined && input.secret !== '') body.secret = checkWebhookSecret(input.secret);
-    const { json } = await svcRequest(this.#transport, { method: 'PUT', path, token: this.#personToken(), body });
+    const { url, secret: given } = input ?? {};
+    const body: { url: string; secret?: string } = { url: checkWebhookUrl(url) };
+    // An empty secret asks svc to generate one, as leaving it out does.
+    if (given !== undefined && given !== '') body.secret = checkWebhookSecret(given);
+    const token = this.#personToken();
+    if (body.secret === token) throw new SvcClientError('invalid_secret', 'the webhook secret must not be your token');
+    const { json } = await svcRequest(this.#transport, { method: 'PUT', path, token, body });
     const response = object<Record<string, unknown>>(json, `PUT ${path}`);
     const { secret: nestedSecret, ...webhook } = unwrapState<BoardWebhookState>(response, `PUT ${path}`);
     const secret = typeof response.secret === 'string' ? response.secret : nestedSecret;

@@ -14,12 +14,12 @@ export type BotEnvelopeOverrides = Partial<Pick<BotWebhookUpdate, 'id' | 'botUse
 export const exampleBoardTypes = Object.keys(boardFixtures) as BoardFixtureName[];
 export const exampleBotKinds = (Object.keys(botFixtures) as BotFixtureName[]).filter((name) => !name.includes('.')) as Array<keyof BotEventMap>;
 
-function fixture<N extends string>(table: Readonly<Record<N, unknown>>, name: string, what: string): Record<string, unknown> {
+function fixture(table: Readonly<Record<string, unknown>>, name: string, what: string): Record<string, unknown> {
   if (!Object.prototype.hasOwnProperty.call(table, name)) {
     throw new TypeError(`svc-webhooks/testing: no example ${what} "${name}"; known: ${Object.keys(table).join(', ')}`);
   }
   // A deep copy: a test that changes its event must not change the next test's.
-  return structuredClone(table[name as N]) as Record<string, unknown>;
+  return structuredClone(table[name]) as Record<string, unknown>;
 }
 
 /**
@@ -37,7 +37,7 @@ export function freshenDelivery(payload: Record<string, unknown>, webhook: 'boar
  * as a fresh delivery, with the webhook it belongs to; undefined when there is no such example.
  */
 export function exampleByName(name: string): { webhook: 'board' | 'bot'; payload: Record<string, unknown> } | undefined {
-  for (const [webhook, table] of [['board', boardFixtures], ['bot', botFixtures]] as const) {
+  for (const [webhook, table] of [['board', boardFixtures as Readonly<Record<string, unknown>>], ['bot', botFixtures as Readonly<Record<string, unknown>>]] as const) {
     if (Object.prototype.hasOwnProperty.call(table, name)) return { webhook, payload: freshenDelivery(fixture(table, name, 'event'), webhook) };
   }
   return undefined;

@@ -1,0 +1,128 @@
+import { webhookSecretProblem } from '../../client/webhook-secret';
+import { CliError, usageError } from '../cli-error';
+import type { CliIo } from '../cli-io';
+import type { Command } from '../command';
+import { formatDuration } from '../format';
+import { loadDelivery, type Delivery } from '../load-delivery';
+import { oneOf, parseOptions, positiveNumber } from '../parse-options';
+import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome } from '../post-delivery';
+import { startProgress } from '../progress';
+import { requiredSecret } from '../read-input';
+import { retryDelays } from '../retry-schedule';
+
+const help = `Usage: svc-webhooks send <example|file.json> --url <url> [options]
+
+POST a signed delivery to a receiver, as svc's sender does: the same headers
+(signature, timestamp, delivery id, event, user agent, version), a 10 s deadline,
+and redirects not followed (a 3xx counts as a failure).
+
+<example> is a board event type (task.created, ping, ...) or a bot event kind
+(messageCreate, messageCreate.command, botCallback, ...), sent with a fresh id.
+A .json file is sent byte for byte (use --fresh to give it a new id).
+
+Options:
+  --url <url>            where to POST (http://127.0.0.1:3000/webhooks/board)
+  --secret <secret>      the webhook secret (or --secret-file, or SVC_WEBHOOK_SECRET)
+  --secret-file <file>   read the secret from a file
+  --webhook board|bot    which webhook a file is for (read from the body by default)
+  --fresh                give a file's event a new id (and a bot update createdAt = now)
+  --retry                on failure, retry on svc's schedule: 1, 2, 4 ... min,
+                         at most 1 h apart, for one day
+  --fast <factor>        run the schedule <factor> times faster (--fast 600: 1 min = 0.1 s)
+  --timeout <ms>         the deadline per attempt (default 10000, as svc)
+  -h, --help             show this help
+
+Every attempt's outcome is printed: status, the receiver's error code, duration.
+Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage error.
+
+Examples:
+  npx svc-webhooks send task.created --url http://127.0.0.1:3000/webhooks/board --secret dev-board-webhook-secret-change-me
+  npx svc-webhooks send messageCreate.command --url http://127.0.0.1:3000/webhooks/bot --secret dev-bot-webhook-secret-change-me
+  npx svc-webhooks send ./captured.json --url https://staging.example.com/webhooks/board --retry --fast 600
+`;
+
+function describeOutcome(outcome: AttemptOutcome): string {
+  const took = formatDuration(outcome.durationMs);
+  if (outcome.error !== undefined) return `${outcome.error} after ${took}`;
+  if (outcome.location !== undefined) return `${outcome.status} redirect to ${outcome.location}, not followed (a failure) in ${took}`;
+  if (outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400) return `${outcome.status} redirect, not followed (a failure) in ${took}`;
+  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.ok ? ' ok' : ''} in ${took}`;
+}
+
+function failureSummary(outcome: AttemptOutcome): string {
+  if (outcome.error !== undefined) return outcome.error;
+  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}`;
+}
+
+function checkUrl(url: string | undefined): string {
+  if (url === undefined) throw usageError('--url is required: where to POST the delivery');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw usageError('--url must be an absolute http(s) URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usageError('--url must be an absolute http(s) URL');
+  return url;
+}
+
+async function deliver(io: CliIo, url: string, delivery: Delivery, secret: string, retry: boolean, fast: number, timeoutMs: number): Promise<number> {
+  const delays = retry ? retryDelays() : [];
+  const total = delays.length + 1;
+  let last: AttemptOutcome | undefined;
+  let svcTime = 0;
+  for (let attempt = 1; attempt <= total; attempt++) {
+    const stop = startProgress(io, `attempt ${attempt}: waiting for the receiver`);
+    last = await postDelivery(io, url, delivery, secret, timeoutMs).finally(stop);
+    // Where the attempt sits on svc's schedule, whatever --fast does to the real waits.
+    const label = retry ? `attempt ${attempt}/${total} (+${svcTime === 0 ? '0' : formatDuration(svcTime)})` : 'attempt 1';
+    io.stdout.write(`${label}: ${describeOutcome(last)}\n`);
+    if (last.ok) {
+      io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}\n`);
+      return 0;
+    }
+    const delay = delays[attempt - 1];
+    if (delay === undefined) break;
+    const real = delay / fast;
+    const scaled = fast === 1 ? '' : ` (${formatDuration(real)} at --fast ${fast})`;
+    io.stdout.write(`  retrying in ${formatDuration(delay)}${scaled}\n`);
+    const stopWait = startProgress(io, `waiting ${formatDuration(delay)} before attempt ${attempt + 1}`);
+    await io.sleep(real).finally(stopWait);
+    svcTime += delay;
+  }
+  const why = failureSummary(last!);
+  throw new CliError(retry ? `the delivery failed: gave up after ${total} attempts over a day; last: ${why}` : `the delivery failed: ${why}`);
+}
+
+export const sendCommand: Command = {
+  name: 'send',
+  summary: 'POST a signed example or JSON file to a receiver, like svc (optionally with retries)',
+  help,
+  async run(args, io) {
+    const { values, positionals, help: wantsHelp } = parseOptions('send', args, {
+      url: { type: 'string' },
+      secret: { type: 'string' },
+      'secret-file': { type: 'string' },
+      webhook: { type: 'string' },
+      fresh: { type: 'boolean' },
+      retry: { type: 'boolean' },
+      fast: { type: 'string' },
+      timeout: { type: 'string' },
+    });
+    if (wantsHelp) {
+      io.stdout.write(help);
+      return 0;
+    }
+    if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
+    const url = checkUrl(values.url);
+    const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+    const problem = webhookSecretProblem(secret);
+    if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
+    const fast = positiveNumber(values.fast, '--fast') ?? 1;
+    if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
+    const timeoutMs = positiveNumber(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
+    const delivery = loadDelivery(io, positionals[0]!, { webhook: oneOf(values.webhook, ['board', 'bot'] as const, '--webhook'), fresh: values.fresh === true });
+    io.stdout.write(`POST ${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}\n`);
+    return deliver(io, url, delivery, secret, values.retry === true, fast, timeoutMs);
+  },
+};

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isSvcClientError, type ClientErrorCode } from '../client/svc-client-error';
+import { redactSecrets, redactingStream } from '../client/redact-secrets';
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error';
+import { processIo, type CliIo } from './cli-io';
+import type { Command } from './command';
+import { boardWebhookCommand } from './commands/board-webhook';
+import { botWebhookCommand } from './commands/bot-webhook';
+import { sendCommand } from './commands/send';
+import { verifyCommand } from './commands/verify';
+import { versionCommand } from './commands/version';
+import { oneLine } from './format';
+
+const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, botWebhookCommand, boardWebhookCommand, versionCommand];
+
+/** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
+const LOCAL_INPUT_CODES = new Set<ClientErrorCode>(['invalid_base_url', 'invalid_token', 'invalid_url', 'invalid_secret', 'invalid_board_id']);
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    'Usage: svc-webhooks <command> [options]',
+    '',
+    'Developer tools for svc webhooks.',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run svc-webhooks <command> --help for the options of a command.',
+    'Exit codes: 0 success, 1 failure, 2 usage error.',
+    '',
+  ].join('\n');
+}
+
+function packageVersion(): string {
+  try {
+    // The same relative path from src/cli and dist/cli.
+    return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function report(io: CliIo, command: string | undefined, err: unknown): number {
+  const prefix = command === undefined ? 'svc-webhooks' : `svc-webhooks ${command}`;
+  let message: string;
+  let code: number = EXIT_FAILURE;
+  if (err instanceof CliError) {
+    message = err.message;
+    code = err.exitCode;
+  } else if (isSvcClientError(err)) {
+    message = `${err.code}: ${err.message}`;
+    if (LOCAL_INPUT_CODES.has(err.code)) code = EXIT_USAGE;
+  } else {
+    message = `unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  io.stderr.write(`${prefix}: ${oneLine(message)}\n`);
+  return code;
+}
+
+/** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
+export async function main(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  // Whatever a command prints (svc's answers, a URL, an error), an svc token never reaches the terminal.
+  const io: CliIo = { ...rawIo, stdout: redactingStream(rawIo.stdout), stderr: redactingStream(rawIo.stderr) };
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.stderr.write(overview());
+    return EXIT_USAGE;
+  }
+  if (first === '--help' || first === '-h') {
+    io.stdout.write(overview());
+    return 0;
+  }
+  if (first === '--version') {
+    io.stdout.write(`svc-webhooks ${packageVersion()}\n`);
+    return 0;
+  }
+  if (first === 'help') {
+    const target = COMMANDS.find((c) => c.name === rest[0]);
+    io.stdout.write(target?.help ?? overview());
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === first);
+  if (command === undefined) return report(io, undefined, new CliError(`unknown command "${first}"; run svc-webhooks --help`, EXIT_USAGE));
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    return report(io, command.name, err);
+  }
+}
+
+/** The process entry: used by bin/svc-webhooks.js and by `npm run cli`. */
+export function run(): void {
+  main(process.argv.slice(2), processIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`svc-webhooks: unexpected error: ${redactSecrets(String(err))}\n`);
+      process.exitCode = EXIT_FAILURE;
+    },
+  );
+}
+
+if (require.main === module) run();

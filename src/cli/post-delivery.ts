@@ -1,0 +1,75 @@
+import { signBoardEvent, signBotUpdate } from '../testing/sign-delivery';
+import type { CliIo } from './cli-io';
+import type { Delivery } from './load-delivery';
+
+/** svc counts a delivery as failed when no 2xx arrives within 10 seconds. */
+export const SENDER_TIMEOUT_MS = 10_000;
+const MAX_ERROR_BODY = 64 * 1024;
+
+export interface AttemptOutcome {
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly status?: number;
+  /** The `code` of an svc-webhooks JSON error body, when the receiver sent one. */
+  readonly code?: string;
+  /** Where a redirect pointed; redirects are not followed. */
+  readonly location?: string;
+  /** Why no response arrived: a timeout or a connection error. */
+  readonly error?: string;
+}
+
+/** Headers as svc sends them; a board delivery is signed afresh for each attempt, with the time of sending. */
+function sign(delivery: Delivery, secret: string): { body: string; headers: Record<string, string> } {
+  if (delivery.webhook === 'board') {
+    const options = { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }), ...(delivery.kind === undefined ? {} : { eventType: delivery.kind }) };
+    return signBoardEvent(delivery.body, options);
+  }
+  return signBotUpdate(delivery.body, { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }) });
+}
+
+async function errorCode(response: Response): Promise<string | undefined> {
+  try {
+    const text = await response.text();
+    if (text.length > MAX_ERROR_BODY) return undefined;
+    const body: unknown = JSON.parse(text);
+    const code = (body as { code?: unknown } | null)?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function connectionError(err: unknown, timeoutMs: number): string {
+  const name = (err as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string') return `connection failed (${cause.code})`;
+  return `connection failed (${typeof cause?.message === 'string' ? cause.message : String(err)})`;
+}
+
+/** One delivery attempt, like svc's sender: POST, 10 s deadline, redirects not followed. */
+export async function postDelivery(io: CliIo, url: string, delivery: Delivery, secret: string, timeoutMs = SENDER_TIMEOUT_MS): Promise<AttemptOutcome> {
+  const { body, headers } = sign(delivery, secret);
+  const started = performance.now();
+  const signal = AbortSignal.timeout(timeoutMs);
+  const duration = (): number => performance.now() - started;
+  let response: Response;
+  try {
+    response = await io.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
+  } catch (err) {
+    return { ok: false, durationMs: duration(), error: connectionError(err, timeoutMs) };
+  }
+  const durationMs = duration();
+  const status = response.status;
+  if (status >= 200 && status < 300) {
+    await response.body?.cancel().catch(() => undefined);
+    return { ok: true, status, durationMs };
+  }
+  if (status >= 300 && status < 400) {
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get('location');
+    return { ok: false, status, durationMs, ...(location === null ? {} : { location }) };
+  }
+  const code = await errorCode(response);
+  return { ok: false, status, durationMs, ...(code === undefined ? {} : { code }) };
+}

@@ -1,0 +1,22 @@
+import { parseBotToken } from '../client/bot-token';
+import { redactSecrets } from '../client/redact-secrets';
+import { SvcClient } from '../client/svc-client';
+import type { CliIo } from './cli-io';
+import { requiredBaseUrl, requiredToken } from './read-input';
+
+export interface SetupClient {
+  readonly client: SvcClient;
+  /** Who is calling, safe to print: for a bot token its id and `tokenPrefix`, never the secret part. */
+  readonly caller: string;
+}
+
+/**
+ * The client for the setup commands, built from --base-url / SVC_BASE_URL and a token from
+ * --token-file or the named environment variable. The CLI's fetch is used so tests can watch it.
+ */
+export function setupClient(io: CliIo, baseUrl: string | undefined, tokenFile: string | undefined, tokenEnv: string): SetupClient {
+  const token = requiredToken(io, tokenFile, tokenEnv);
+  const client = new SvcClient({ baseUrl: requiredBaseUrl(io, baseUrl), token, fetch: io.fetch });
+  const bot = parseBotToken(token);
+  return { client, caller: bot === undefined ? '' : ` (bot ${bot.botId}, token ${redactSecrets(token)})` };
+}
