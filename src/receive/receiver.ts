@@ -15,7 +15,7 @@ export interface Outcome {
   readonly status: number;
   readonly body: string;
   readonly retryAfter?: number;
-  /** The request body may not have been read: close the connection rather than drain it. */
+  /** More of the request body is still on its way: close the connection rather than read it. */
   readonly closeConnection?: boolean;
 }
 
@@ -25,8 +25,6 @@ type Result =
 
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
-// Statuses at which the body may be left unread.
-const UNREAD_BODY = new Set(['body_too_large', 'unsupported_media_type', 'content_encoding_unsupported']);
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -156,7 +154,8 @@ export class Receiver<S, D extends Delivery> {
       body: JSON.stringify({ ok: false, code: error.code, message: error.message }),
     };
     if (error.retryAfter !== undefined) outcome.retryAfter = error.retryAfter;
-    if (UNREAD_BODY.has(error.code)) outcome.closeConnection = true;
+    // Refused before the body was read (a forged or oversized request): do not spend reading it.
+    if (!req.complete) outcome.closeConnection = true;
     return outcome;
   }
 

@@ -42,30 +42,21 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
 
     it('413 for a body over the limit, answered before the rest is sent and without reading it', async () => {
       const handler = jest.fn();
-      const app = appWith(expressLib, board().onAny(handler));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((r) => server.once('listening', r));
-      try {
-        const { port } = server.address() as AddressInfo;
-        const signed = signBoard(fixture('board', 'ping'));
-        // Announce 64 MB but send only a few bytes: the answer must not wait for the rest.
-        const res = await new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
-          const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks/board', headers: { ...signed.headers, 'Content-Length': String(64 * 1024 * 1024) } }, (r) => {
-            let body = '';
-            r.on('data', (c) => (body += c));
-            r.on('end', () => resolve({ status: r.statusCode!, body, connection: r.headers.connection }));
-          });
-          req.on('error', reject);
-          req.write(signed.body.slice(0, 100));
-        });
-        expect(res.status).toBe(413);
-        expect(JSON.parse(res.body).code).toBe('body_too_large');
-        expect(res.connection).toBe('close');
-        expect(handler).not.toHaveBeenCalled();
-      } finally {
-        server.closeAllConnections();
-        server.close();
-      }
+      const signed = signBoard(fixture('board', 'ping'));
+      const res = await announceLargeBody(appWith(expressLib, board().onAny(handler)), signed.headers, signed.body.slice(0, 100));
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body).code).toBe('body_too_large');
+      expect(res.connection).toBe('close');
+      expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('a request refused before its body is read is answered at once, and its connection closed', async () => {
+      const signed = signBoard(fixture('board', 'ping'));
+      const { ['X-Svc-Signature']: _dropped, ...unsigned } = signed.headers;
+      const res = await announceLargeBody(appWith(expressLib, board()), unsigned, signed.body.slice(0, 100));
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body).code).toBe('signature_missing');
+      expect(res.connection).toBe('close');
     });
 
     it('413 for a chunked body that grows past the limit', async () => {
@@ -146,6 +137,27 @@ describe('as a plain node:http handler', () => {
     expect(handler).toHaveBeenCalledTimes(1);
   });
 });
+
+/** Announces a 64 MB body but sends only `start`: the answer must not wait for the rest. */
+async function announceLargeBody(app: http.RequestListener, headers: Record<string, string>, start: string): Promise<{ status: number; body: string; connection?: string }> {
+  const server = http.createServer(app).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks/board', headers: { ...headers, 'Content-Length': String(64 * 1024 * 1024) } }, (r) => {
+        let body = '';
+        r.on('data', (c) => (body += c));
+        r.on('end', () => resolve({ status: r.statusCode!, body, connection: r.headers.connection }));
+      });
+      req.on('error', reject);
+      req.write(start);
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
 
 // Keep the express5 import used for its types even when only express4 runs a case.
 export type App = express5.Express;
