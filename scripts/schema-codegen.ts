@@ -116,7 +116,9 @@ function boardTypes(schema: Schema): string {
     definitions(schema),
     '/** The payload type of each board event type the spec names. */',
     `export interface BoardEventMap {\n${rows.join('\n')}\n}\n`,
-    `/** Event types in the routing order of the schema; everything else is validated as ${fallback}. */`,
+    `/** Any board event: one of the spec's types, or a type this version does not know (${fallback}). */`,
+    `export type BoardWebhookEvent = BoardEventMap[BoardEventType] | ${fallback};\n`,
+    '/** The event types the spec names, which `.on()` accepts. */',
     `export const boardEventTypes = [${known.map(literal).join(', ')}] as const;\n`,
   ].join('\n');
 }

@@ -8,6 +8,8 @@ export const errorStatus = {
   body_already_consumed: 500,
   /** The request stream ended early or its length did not match Content-Length. */
   body_read_failed: 400,
+  /** The body did not arrive within the sender's own 10 s deadline. */
+  body_timeout: 408,
   body_too_large: 413,
   unsupported_media_type: 415,
   content_encoding_unsupported: 415,

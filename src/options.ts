@@ -14,7 +14,7 @@ export interface WebhookOptions {
   now?: () => number;
   /** Largest body accepted, in bytes or as '512kb' / '1mb'. Default 512 KiB; at least 256 KiB. */
   limit?: number | string;
-  /** Handler deadline in ms, below the sender's 10 s. Default 8000. */
+  /** Handler deadline in ms from the request's arrival, at most 9000 (the sender waits 10 s). Default 8000. */
   timeout?: number;
   /** How long a claim holds while handlers run, in ms; it must outlive `timeout`. Default 60000. */
   lease?: number;
@@ -49,7 +49,8 @@ export interface Settings {
 export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } as const;
 /** The body size the spec requires receivers to accept. */
 export const SPEC_BODY_BYTES = 256 * 1024;
-const SENDER_DEADLINE_MS = 10_000;
+// The sender waits 10 s; a second is left for reading the body and for the store's round trips.
+const MAX_TIMEOUT_MS = 9_000;
 const KNOWN_OPTIONS = new Set(['secret', 'path', 'now', 'limit', 'timeout', 'lease', 'store', 'logger', 'schemaPolicy', 'tolerance']);
 
 /** Never let a signature or secret reach a log line, whatever a handler logs. */
@@ -60,6 +61,8 @@ export const REDACT_PATHS = [
   'headers.authorization',
   'req.headers["x-svc-signature"]',
   'req.headers.authorization',
+  'rawHeaders',
+  'req.rawHeaders',
 ];
 
 let defaultLogger: Logger | undefined;
@@ -76,7 +79,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key) || (key === 'tolerance' && webhook === 'bot')) throw new TypeError(`svc-webhooks: unknown option \`${key}\``);
   }
-  const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, SENDER_DEADLINE_MS - 1);
+  const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
   const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS });
   const policy = options.schemaPolicy ?? 'reject';
   if (!schemaPolicies.includes(policy)) throw new TypeError(`svc-webhooks: \`schemaPolicy\` must be one of ${schemaPolicies.join(', ')}`);

@@ -3,7 +3,7 @@ import { botEventKinds } from './generated/bot-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { httpMiddleware } from './middleware/http-middleware';
 import { settings, type BotWebhookOptions } from './options';
-import { botProtocol } from './receive/bot-protocol';
+import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
 import type { BotHandler } from './route/handler-types';
@@ -25,7 +25,10 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const byKind = new HandlerRegistry<BotHandler<never>>();
   const byCommand = new HandlerRegistry<BotHandler<MessageCreateData>>();
   const lists = listeners<BotHandler<never>>();
-  const receiver = new Receiver(botProtocol(config.keys, { byKind, byCommand, any: lists.any }), config, lists.errorHandlers, lists.deliveryListeners);
+  // A replayed update must not outlive the store's memory of its id.
+  const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
+  const protocol = botProtocol(config.keys, { byKind, byCommand, any: lists.any }, maxAgeMs);
+  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners);
   const middleware = httpMiddleware('svcBotWebhook', config.path, (req) => receiver.receive(req)) as BotWebhookMiddleware;
   return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
     path: config.path,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import { SvcWebhookError } from '../errors';
+import { SvcWebhookError, isSvcWebhookError } from '../errors';
 
 type MaybeParsed = IncomingMessage & { body?: unknown; _body?: boolean };
 
@@ -34,12 +34,24 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   if ((req as MaybeParsed)._body === true || (parsed !== undefined && !isEmptyPlaceholder(parsed)) || req.readableEnded) {
     throw new SvcWebhookError('body_already_consumed', `svc-webhooks: ${MOUNT_HINT}`);
   }
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      req.pause();
+      reject(new SvcWebhookError('body_timeout', `the request body did not arrive within ${BODY_TIMEOUT_MS / 1000} s`));
+    }, BODY_TIMEOUT_MS);
+  });
   try {
-    return await getRawBody(req, { length: req.headers['content-length'], limit });
+    return await Promise.race([getRawBody(req, { length: req.headers['content-length'], limit }), stalled]);
   } catch (err) {
-    throw bodyError(err, limit);
+    throw isSvcWebhookError(err) ? err : bodyError(err, limit);
+  } finally {
+    clearTimeout(timer);
   }
 }
+
+/** The sender gives up after 10 s; a body still arriving then is from no real delivery. */
+export const BODY_TIMEOUT_MS = 10_000;
 
 // Express 4 sets req.body to {} before any parser ran; that does not mean the stream was read.
 function isEmptyPlaceholder(body: unknown): boolean {

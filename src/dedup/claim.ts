@@ -30,3 +30,19 @@ export async function settleClaim(
     logger.error({ err, deliveryId: id }, run.state === 'succeeded' ? 'could not record a handled delivery in the de-dup store' : 'could not release a failed delivery in the de-dup store');
   }
 }
+
+/**
+ * Keeps a claim alive while its handlers run, renewing the lease at a third of its length; returns
+ * the function that stops it. A renewal that fails is logged: the lease then lapses as after a crash.
+ */
+export function holdClaim(store: DeliveryStore, id: string, token: string, leaseMs: number, logger: Logger): () => void {
+  const extend = store.extend;
+  if (extend === undefined) return () => undefined;
+  const timer = setInterval(() => {
+    Promise.resolve()
+      .then(() => extend.call(store, id, token, leaseMs))
+      .catch((err: unknown) => logger.warn({ err, deliveryId: id }, 'could not renew the claim of a running delivery'));
+  }, Math.max(1, Math.floor(leaseMs / 3)));
+  timer.unref();
+  return () => clearInterval(timer);
+}

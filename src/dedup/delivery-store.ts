@@ -15,6 +15,14 @@ export interface DeliveryStore {
   commit(id: string, token: string): void | Promise<void>;
   /** The handlers failed: forget the claim so that the sender's retry runs them again. */
   release(id: string, token: string): void | Promise<void>;
+  /**
+   * Renews a claim that `token` still holds for another `leaseMs`. Called while handlers run, so a
+   * claim lapses only when its holder is gone (a crash), never under a slow handler. Optional: a
+   * store without it keeps the first lease.
+   */
+  extend?(id: string, token: string, leaseMs: number): void | Promise<void>;
+  /** How long committed ids are kept, in ms; bot updates older than this are refused as replays. */
+  readonly retentionMs?: number;
   /** Frees timers and connections the store owns. */
   close?(): void | Promise<void>;
 }

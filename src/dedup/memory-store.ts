@@ -45,7 +45,7 @@ const GENERATIONS_PER_WINDOW = 4;
  * than the retention, or early when `maxIds` is reached, so memory stays bounded under a flood.
  */
 export class MemoryStore implements DeliveryStore {
-  private readonly retentionMs: number;
+  readonly retentionMs: number;
   private readonly spanMs: number;
   private readonly maxIds: number;
   private readonly now: () => number;
@@ -55,6 +55,7 @@ export class MemoryStore implements DeliveryStore {
   private readonly words = new Uint32Array(4);
   private ids = 0;
   private lastToken = 0;
+  private nextClaimSweep = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
@@ -67,6 +68,7 @@ export class MemoryStore implements DeliveryStore {
   claim(id: string, leaseMs: number): ClaimResult {
     const now = this.now();
     this.expire(now);
+    if (now >= this.nextClaimSweep) this.sweepClaims(now);
     if (this.remembered(id)) return DONE;
     const held = this.claims.get(id);
     if (held !== undefined && held.expiresAt > now) return BUSY;
@@ -86,6 +88,10 @@ export class MemoryStore implements DeliveryStore {
 
   release(id: string, token: string): void {
     this.forgetClaim(id, token);
+  }
+
+  extend(id: string, token: string, leaseMs: number): void {
+    if (this.claims.get(id)?.token === token) this.claims.set(id, { token, expiresAt: this.now() + leaseMs });
   }
 
   stats(): MemoryStoreStats {
@@ -122,6 +128,12 @@ export class MemoryStore implements DeliveryStore {
     const next: Generation = { table: new IdTable(), endedAt: now + this.spanMs };
     this.generations.push(next);
     return next;
+  }
+
+  // Claims whose holder never settled (a lapsed lease) are dropped now and then, not only on reuse.
+  private sweepClaims(now: number): void {
+    for (const [id, claim] of this.claims) if (claim.expiresAt <= now) this.claims.delete(id);
+    this.nextClaimSweep = now + 60_000;
   }
 
   private expire(now: number): void {

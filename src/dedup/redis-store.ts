@@ -29,10 +29,14 @@ export interface RedisStoreOptions {
 
 const DONE_VALUE = 'done';
 const CLAIM_PREFIX = 'claim:';
+// ioredis states on the way to 'ready'. ('wait', a lazy client, connects on its first command.)
+const CONNECTING = new Set(['connecting', 'connect', 'reconnecting']);
 const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 // Deletes the claim only if it is still ours: a lapsed lease may have passed it to another attempt.
 const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+// Renews the lease only while the claim is still ours.
+const EXTEND_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 /**
  * A de-dup store shared by every instance that uses the same Redis and prefix. A claim is one
@@ -43,7 +47,7 @@ export class RedisStore implements DeliveryStore {
   private readonly client: RedisCommander;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
-  private readonly retentionMs: number;
+  readonly retentionMs: number;
   private readonly timeoutMs: number;
   private nextReady: Promise<void> | undefined;
 
@@ -83,6 +87,10 @@ export class RedisStore implements DeliveryStore {
     await this.command('EVAL', RELEASE_SCRIPT, 1, this.key(id), CLAIM_PREFIX + token);
   }
 
+  async extend(id: string, token: string, leaseMs: number): Promise<void> {
+    await this.command('EVAL', EXTEND_SCRIPT, 1, this.key(id), CLAIM_PREFIX + token, Math.ceil(leaseMs));
+  }
+
   async close(): Promise<void> {
     if (!this.ownsClient) return;
     await this.client.quit?.().catch(() => this.client.disconnect?.());
@@ -105,7 +113,8 @@ export class RedisStore implements DeliveryStore {
   // One shared wait, so an outage does not pile up a listener per delivery.
   private connected(): Promise<void> {
     const { client } = this;
-    if (client.status === undefined || client.status === 'ready' || client.once === undefined) return Promise.resolve();
+    // Only a connection under way is worth waiting for; any other state fails (or connects) at once.
+    if (!CONNECTING.has(client.status ?? '') || client.once === undefined) return Promise.resolve();
     this.nextReady ??= new Promise<void>((resolve) =>
       client.once!('ready', () => {
         this.nextReady = undefined;

@@ -17,7 +17,8 @@ export interface Message {
   roomId: string;
   authorId: string;
   content: string;
-  command?: Command;
+  /** Set for a command addressed to the bot; absent or null otherwise. */
+  command?: Command | null;
 }
 
 export interface MessageCreateData {

@@ -84,14 +84,14 @@ export const boardWebhookEventSchema = {
           "$ref": "#/$defs/BoardTaskEvent"
         },
         "else": {
-          "$ref": "#/$defs/BoardWebhookEvent"
+          "$ref": "#/$defs/BoardUnknownEvent"
         }
       }
     }
   },
   "$defs": {
     "BoardEventType": {
-      "description": "The event types the spec names. Others may be added; they are delivered as BoardWebhookEvent.",
+      "description": "The event types the spec names. Others may be added; they are delivered as BoardUnknownEvent to onAny.",
       "type": "string",
       "enum": [
         "task.created",
@@ -215,16 +215,10 @@ export const boardWebhookEventSchema = {
           ]
         },
         "before": {
-          "type": [
-            "object",
-            "null"
-          ]
+          "description": "The entry's data before the change; its shape depends on `field`."
         },
         "after": {
-          "type": [
-            "object",
-            "null"
-          ]
+          "description": "The entry's data after the change; its shape depends on `field`."
         }
       },
       "if": {
@@ -274,7 +268,7 @@ export const boardWebhookEventSchema = {
           "const": "moved_board"
         },
         "before": {
-          "type": "object"
+          "description": "The task's place on the source board."
         }
       }
     },
@@ -612,9 +606,16 @@ export const boardWebhookEventSchema = {
           "minimum": 1
         },
         "sequence": {
-          "description": "Monotonic per board, from 1; ping has 0.",
-          "type": "integer",
-          "minimum": 0
+          "description": "Monotonic per board, from 1; ping has 0. A number; a decimal string is accepted too (the spec's limits table carries uint64 values as strings). ctx.sequence is always a number.",
+          "anyOf": [
+            {
+              "type": "integer",
+              "minimum": 0
+            },
+            {
+              "$ref": "#/$defs/Uint64"
+            }
+          ]
         },
         "occurred_at": {
           "$ref": "#/$defs/Timestamp"
@@ -650,37 +651,28 @@ export const boardWebhookEventSchema = {
         }
       }
     },
-    "BoardWebhookEvent": {
-      "description": "A board event of any type, including types this version does not know.",
+    "BoardUnknownEvent": {
+      "description": "An event of a type this version does not know: only the envelope is checked, so new types reach onAny whatever their shape.",
       "allOf": [
         {
           "$ref": "#/$defs/BoardEventEnvelope"
         },
         {
           "type": "object",
-          "required": [
-            "changes",
-            "task",
-            "comment"
-          ],
           "properties": {
             "changes": {
-              "type": "array",
-              "items": {
-                "$ref": "#/$defs/Change"
-              }
+              "type": "array"
             },
             "task": {
-              "$ref": "#/$defs/Task"
+              "type": [
+                "object",
+                "null"
+              ]
             },
             "comment": {
-              "anyOf": [
-                {
-                  "$ref": "#/$defs/Comment"
-                },
-                {
-                  "type": "null"
-                }
+              "type": [
+                "object",
+                "null"
               ]
             }
           }
@@ -873,7 +865,15 @@ export const botWebhookUpdateSchema = {
           "type": "string"
         },
         "command": {
-          "$ref": "#/$defs/Command"
+          "description": "Set for a command addressed to the bot; absent or null otherwise.",
+          "anyOf": [
+            {
+              "$ref": "#/$defs/Command"
+            },
+            {
+              "type": "null"
+            }
+          ]
         }
       }
     },

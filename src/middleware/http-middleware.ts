@@ -8,16 +8,18 @@ import type { Outcome } from '../receive/receiver';
  */
 export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
 
-type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: unknown };
+type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?: Array<{ handle?: unknown }> } };
 
 /**
  * Which requests are deliveries: a POST to `path` (the full URL path, so mount points do not
- * change it), or any POST when the middleware is a route handler (`app.post('/x', mw)`).
+ * change it), or any POST when this middleware is a handler of the matched route
+ * (`app.post('/x', mw)`). Express leaves `req.route` set after an earlier route called next(),
+ * so the route counts only if this very middleware is in its stack.
  */
-export function isDeliveryRequest(req: IncomingMessage, path: string): boolean {
+export function isDeliveryRequest(req: IncomingMessage, path: string, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
-  if (r.route !== undefined) return true;
+  if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
   const url = r.originalUrl ?? req.url ?? '';
   const query = url.indexOf('?');
   return normalisePath(query === -1 ? url : url.slice(0, query)) === path;
@@ -35,7 +37,7 @@ export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
 
 export function httpMiddleware(name: string, path: string, receive: (req: IncomingMessage) => Promise<Outcome>): Middleware {
   const middleware: Middleware = (req, res, next) => {
-    if (!isDeliveryRequest(req, path)) {
+    if (!isDeliveryRequest(req, path, middleware)) {
       next();
       return;
     }

@@ -6,7 +6,8 @@
  * sequence next to the data it guards (see the README).
  */
 export interface SequencedBoardEvent {
-  readonly sequence: number;
+  /** A number, or the decimal string some senders use for uint64 values. */
+  readonly sequence: number | string;
   readonly board: { readonly id: string };
   readonly task?: { readonly id?: string } | null;
 }
@@ -20,24 +21,25 @@ export interface SequenceGap {
 export interface SequenceTrackerOptions {
   /** Tasks whose last applied sequence is remembered; the least recently applied are forgotten. Default 100,000. */
   maxTasks?: number;
+  /** Open gaps kept per board; past it the oldest gap is given up on (a dropped queue never fills it). Default 1,000. */
+  maxGaps?: number;
 }
 
 interface BoardState {
-  /** Every sequence up to here has been seen. */
-  contiguous: number;
-  /** Seen sequences above `contiguous`, waiting for the gap below them to fill. */
-  readonly ahead: Set<number>;
   highest: number;
+  /** Missing runs, ascending and disjoint, all below `highest`. */
+  readonly gaps: Array<{ from: number; to: number }>;
 }
 
 export class BoardSequenceTracker {
   private readonly boards = new Map<string, BoardState>();
   private readonly tasks = new Map<string, number>();
   private readonly maxTasks: number;
+  private readonly maxGaps: number;
 
   constructor(options: SequenceTrackerOptions = {}) {
-    this.maxTasks = options.maxTasks ?? 100_000;
-    if (!Number.isSafeInteger(this.maxTasks) || this.maxTasks < 1) throw new RangeError('svc-webhooks: `maxTasks` must be a positive integer');
+    this.maxTasks = positiveInteger(options.maxTasks ?? 100_000, 'maxTasks');
+    this.maxGaps = positiveInteger(options.maxGaps ?? 1_000, 'maxGaps');
   }
 
   /** True when a later event of the same task on the same board was already applied. */
@@ -45,55 +47,87 @@ export class BoardSequenceTracker {
     const key = taskKey(event);
     if (key === undefined) return false;
     const applied = this.tasks.get(key);
-    return applied !== undefined && event.sequence < applied;
+    return applied !== undefined && sequenceOf(event) < applied;
   }
 
-  /** Records that the event's task snapshot was applied. */
+  /**
+   * Records that the event's task snapshot is applied. Call it before awaiting the write, so that
+   * an older event handled concurrently already sees itself as stale.
+   */
   markApplied(event: SequencedBoardEvent): void {
     const key = taskKey(event);
     if (key === undefined) return;
+    const sequence = sequenceOf(event);
     const applied = this.tasks.get(key);
-    if (applied !== undefined && applied >= event.sequence) return;
+    if (applied !== undefined && applied >= sequence) return;
     this.tasks.delete(key); // re-insert to keep Map order as least-recently-applied first
-    this.tasks.set(key, event.sequence);
+    this.tasks.set(key, sequence);
     if (this.tasks.size > this.maxTasks) this.tasks.delete(this.tasks.keys().next().value!);
   }
 
   /**
-   * Records that the event arrived (ping, with sequence 0, is not part of the sequence) and returns
-   * the board's gaps after it.
+   * Records that the event arrived and returns the board's gaps after it. Ping (sequence 0) is not
+   * part of the sequence; the first event seen starts the record, as earlier ones may predate it.
    */
   observe(event: SequencedBoardEvent): readonly SequenceGap[] {
-    if (event.sequence < 1) return this.gaps(event.board.id);
-    let state = this.boards.get(event.board.id);
+    const sequence = sequenceOf(event);
+    const boardId = event.board.id;
+    if (!(sequence >= 1)) return this.gaps(boardId);
+    const state = this.boards.get(boardId);
     if (state === undefined) {
-      // The first event seen starts the record: earlier ones may predate this receiver.
-      state = { contiguous: event.sequence - 1, ahead: new Set(), highest: event.sequence - 1 };
-      this.boards.set(event.board.id, state);
+      this.boards.set(boardId, { highest: sequence, gaps: [] });
+      return [];
     }
-    if (event.sequence > state.contiguous) state.ahead.add(event.sequence);
-    while (state.ahead.delete(state.contiguous + 1)) state.contiguous++;
-    state.highest = Math.max(state.highest, event.sequence);
-    return this.gaps(event.board.id);
+    if (sequence > state.highest) {
+      if (sequence > state.highest + 1) state.gaps.push({ from: state.highest + 1, to: sequence - 1 });
+      if (state.gaps.length > this.maxGaps) state.gaps.shift();
+      state.highest = sequence;
+    } else {
+      fill(state.gaps, sequence);
+    }
+    return this.gaps(boardId);
   }
 
   /** The runs of sequence numbers not yet seen between the first seen and the highest seen. */
   gaps(boardId: string): readonly SequenceGap[] {
-    const state = this.boards.get(boardId);
-    if (state === undefined || state.ahead.size === 0) return [];
-    const gaps: SequenceGap[] = [];
-    let expected = state.contiguous + 1;
-    for (const seq of [...state.ahead].sort((a, b) => a - b)) {
-      if (seq > expected) gaps.push({ from: expected, to: seq - 1 });
-      expected = seq + 1;
-    }
-    return gaps;
+    return (this.boards.get(boardId)?.gaps ?? []).map((g) => ({ from: g.from, to: g.to }));
   }
 
   /** The highest sequence seen for the board, or undefined. */
   highest(boardId: string): number | undefined {
     return this.boards.get(boardId)?.highest;
   }
+}
+
+/** Removes `sequence` from the gap that holds it (binary search: gaps are ascending and disjoint). */
+function fill(gaps: Array<{ from: number; to: number }>, sequence: number): void {
+  let lo = 0;
+  let hi = gaps.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const gap = gaps[mid]!;
+    if (sequence < gap.from) hi = mid - 1;
+    else if (sequence > gap.to) lo = mid + 1;
+    else {
+      if (gap.from === gap.to) gaps.splice(mid, 1);
+      else if (sequence === gap.from) gap.from++;
+      else if (sequence === gap.to) gap.to--;
+      else {
+        gaps.splice(mid + 1, 0, { from: sequence + 1, to: gap.to });
+        gap.to = sequence - 1;
+      }
+      return;
+    }
+  }
+}
+
+function sequenceOf(event: SequencedBoardEvent): number {
+  return typeof event.sequence === 'string' ? Number(event.sequence) : event.sequence;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`svc-webhooks: \`${name}\` must be a positive integer`);
+  return value;
 }
 
 // A task's sequence is per board: after a move, the task's events come from another board.

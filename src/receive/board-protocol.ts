@@ -27,7 +27,8 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || typeof payload.type !== 'string') {
         throw malformed('a board event must be an object with string `id` and `type`');
       }
-      if (!Number.isSafeInteger(payload.sequence) || (payload.sequence as number) < 0) throw malformed('`sequence` must be a non-negative integer');
+      const sequence = sequenceNumber(payload.sequence);
+      if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
       checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
       checkHeaderMatches(req, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');
       return {
@@ -36,7 +37,7 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
         payload,
         event: payload as unknown as BoardWebhookEvent,
         timestamp: signature.timestamp,
-        sequence: payload.sequence as number,
+        sequence,
       };
     },
     calls(delivery, base) {
@@ -45,4 +46,10 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       return [...handlers.byType.get(delivery.kind).map(call), ...handlers.any.map(call)];
     },
   };
+}
+
+/** `sequence` is a number; a decimal string is accepted too (the spec's limits carry uint64 values as strings). */
+export function sequenceNumber(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value;
+  return Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : undefined;
 }

@@ -25,7 +25,8 @@ export interface BotHandlers {
   readonly any: BotHandler<never>[];
 }
 
-export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers): Protocol<Buffer, BotDelivery> {
+/** `maxAgeMs`: the oldest `createdAt` accepted; no longer than the store remembers ids. */
+export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, maxAgeMs: number): Protocol<Buffer, BotDelivery> {
   return {
     webhook: 'bot',
     schema: 'bot',
@@ -40,7 +41,7 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers): 
       if (kinds.length !== 1 || !isObject(data)) throw malformed('`event` must have exactly one member, an object named after the event kind');
       const createdAt = typeof payload.createdAt === 'string' ? Date.parse(payload.createdAt) : Number.NaN;
       if (Number.isNaN(createdAt)) throw malformed('`createdAt` must be an ISO 8601 timestamp');
-      if (nowMs - createdAt > BOT_UPDATE_MAX_AGE_MS) {
+      if (nowMs - createdAt > maxAgeMs) {
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
       checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');

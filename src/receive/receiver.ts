@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
-import { claimDelivery, settleClaim } from '../dedup/claim';
+import { claimDelivery, holdClaim, settleClaim } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
@@ -54,7 +54,7 @@ export class Receiver<S, D extends Delivery> {
     this.inFlight++;
     let background = false;
     try {
-      const result = await this.process(req, receivedAt, () => {
+      const result = await this.process(req, started, receivedAt, () => {
         background = true;
       });
       return this.finish(req, started, receivedAt, result);
@@ -74,7 +74,7 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process(req: IncomingMessage, now: number, detach: () => void): Promise<Result> {
+  private async process(req: IncomingMessage, started: number, now: number, detach: () => void): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     try {
@@ -95,16 +95,22 @@ export class Receiver<S, D extends Delivery> {
       const controller = new AbortController();
       const log = settings.logger.child({ deliveryId: delivery.id, kind: delivery.kind });
       const calls = protocol.calls(delivery, { deliveryId: delivery.id, log, req, signal: controller.signal, receivedAt: now });
-      const run = await runHandlers(calls, settings.timeoutMs, controller);
+      const releaseHold = holdClaim(settings.store, delivery.id, claim.token, settings.leaseMs, settings.logger);
+      // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
+      const run = await runHandlers(calls, Math.max(1, settings.timeoutMs - (performance.now() - started)), controller);
       if (run.state === 'timed_out') {
         // The claim stays held until the handlers settle, so a retry cannot run them concurrently.
         detach();
         const id = delivery.id;
         void run.settled
-          .then((end) => this.afterLateSettle(id, claim.token, end, log))
+          .then((end) => {
+            releaseHold();
+            return this.afterLateSettle(id, claim.token, end, log);
+          })
           .finally(() => this.settled());
-        throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms`, { retryAfter: this.retryAfter() });
+        throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, { retryAfter: this.retryAfter() });
       }
+      releaseHold();
       await settleClaim(settings.store, delivery.id, claim.token, run, settings.logger);
       if (run.state === 'failed') throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
       return { state: 'handled', delivery };
@@ -160,23 +166,20 @@ export class Receiver<S, D extends Delivery> {
   }
 
   private tellListeners(record: DeliveryRecord): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(record);
-      } catch (err) {
-        this.settings.logger.error({ err }, 'an onDelivery listener failed');
-      }
-    }
+    this.notify(this.listeners, 'an onDelivery listener failed', (listener) => listener(record));
   }
 
   private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {
-    if (this.errorHandlers.length === 0) return;
-    const log = this.settings.logger;
-    const ctx = { webhook: this.protocol.webhook, deliveryId: delivery?.id, kind: delivery?.kind, req, log };
-    for (const handler of this.errorHandlers) {
+    const ctx = { webhook: this.protocol.webhook, deliveryId: delivery?.id, kind: delivery?.kind, req, log: this.settings.logger };
+    this.notify(this.errorHandlers, 'an onError handler failed', (handler) => handler(error, ctx));
+  }
+
+  /** Observers run after the answer is decided; whatever they throw or reject is logged, never raised. */
+  private notify<F>(observers: readonly F[], what: string, call: (observer: F) => unknown): void {
+    for (const observer of observers) {
       Promise.resolve()
-        .then(() => handler(error, ctx))
-        .catch((err: unknown) => log.error({ err }, 'an onError handler failed'));
+        .then(() => call(observer))
+        .catch((err: unknown) => this.settings.logger.error({ err }, what));
     }
   }
 }

@@ -110,7 +110,7 @@ describe('SvcClient', () => {
     it('pings: svc delivers a ping the receiver verifies', async () => {
       const { generatedSecret } = await person().setBoardWebhook(svc.boardId, { url: HOOK_URL });
       const pings: number[] = [];
-      receiver = svcBoardWebhook({ secret: generatedSecret!, logger: silentLogger }).on('ping', (event) => void pings.push(event.sequence));
+      receiver = svcBoardWebhook({ secret: generatedSecret!, logger: silentLogger }).on('ping', (_event, ctx) => void pings.push(ctx.sequence));
       expect(await person().pingBoardWebhook(svc.boardId)).toEqual({ ok: true, status: 200, error: '' });
       expect(pings).toEqual([0]);
     });

@@ -81,6 +81,27 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
     });
   });
 
+  it.each([
+    ['a partial task', { task: { id: 'x' } }],
+    ['a null task and no changes', { task: null, changes: undefined }],
+    ['no task at all', { task: undefined }],
+  ])('an unknown event type with %s still reaches onAny: new types are validated by their envelope only', async (_what, overrides) => {
+    const { board, app } = setup();
+    const any = jest.fn();
+    board.onAny(any);
+    const event = fixture('board', 'task.updated', { type: 'task.label.added', ...overrides });
+    await post(app, PATH, signBoard(JSON.parse(JSON.stringify(event)))).expect(200);
+    expect(any).toHaveBeenCalledTimes(1);
+  });
+
+  it('accepts a sequence sent as a decimal string, and gives handlers a number', async () => {
+    const { board, app } = setup();
+    const sequences: unknown[] = [];
+    board.on('task.created', (_event, ctx) => void sequences.push(ctx.sequence));
+    await post(app, PATH, signBoard(fixture('board', 'task.created', { sequence: '1234' }))).expect(200);
+    expect(sequences).toEqual([1234]);
+  });
+
   describe('a duplicate delivery', () => {
     it('of one already handled is answered 200 without running handlers again', async () => {
       const { board, app } = setup();
@@ -175,6 +196,20 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
       await done.promise;
       await new Promise((r) => setImmediate(r));
       await post(app, PATH, signBoard(event)).expect(200, { ok: true, duplicate: true });
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('keeps the claim past its lease while the handler still runs, so a retry never runs it concurrently', async () => {
+      const { board, app } = setup({ timeout: 20, lease: 60 });
+      const gate = deferred();
+      const handler = jest.fn(() => gate.promise);
+      board.on('task.created', handler);
+      const event = fixture('board', 'task.created');
+      await post(app, PATH, signBoard(event)).expect(503);
+      await new Promise((r) => setTimeout(r, 200)); // more than three leases
+      const retry = await post(app, PATH, signBoard(event));
+      expect(retry.status).toBe(409);
+      gate.resolve();
       expect(handler).toHaveBeenCalledTimes(1);
     });
 

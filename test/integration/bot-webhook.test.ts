@@ -1,5 +1,5 @@
 import express5 from 'express';
-import { svcBotWebhook, type BotWebhookMiddleware, type BotWebhookOptions } from '../../src';
+import { memoryStore, svcBotWebhook, type BotWebhookMiddleware, type BotWebhookOptions } from '../../src';
 import { appWith, expressVersions, silentLogger } from '../support/apps';
 import { post } from '../support/post';
 import { BOT_SECRET, fixture, signBot } from '../support/sign';
@@ -44,6 +44,18 @@ describe.each(expressVersions)('bot webhook in %s', (_name, expressLib) => {
       expect(deploy.mock.calls[0][0].message.command).toEqual({ botUserId: update.botUserId, name: 'deploy', args: 'production --force' });
       expect(rollback).not.toHaveBeenCalled();
       expect(anyMessage).toHaveBeenCalledTimes(1);
+    });
+
+    it('accepts `command: null` on an ordinary message, and runs no command handler', async () => {
+      const { bot, app } = setup();
+      const deploy = jest.fn();
+      const message = jest.fn();
+      bot.command('deploy', deploy).on('messageCreate', message);
+      const update = fixture('bot', 'messageCreate');
+      update.event.messageCreate.message.command = null;
+      await post(app, PATH, signBot(update)).expect(200);
+      expect(message).toHaveBeenCalledTimes(1);
+      expect(deploy).not.toHaveBeenCalled();
     });
 
     it('runs no command handler for a message without a command', async () => {
@@ -116,6 +128,13 @@ describe.each(expressVersions)('bot webhook in %s', (_name, expressLib) => {
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('delivery_expired');
       expect(handler).not.toHaveBeenCalled();
+    });
+
+    it('refuses updates older than a store remembers ids, when its retention is shorter than the window', async () => {
+      const { app } = setup({ store: memoryStore({ retentionMs: 3600_000 }) });
+      const update = fixture('bot', 'messageCreate', { createdAt: new Date(Date.now() - 2 * 3600_000).toISOString() });
+      const res = await post(app, PATH, signBot(update));
+      expect(res.body.code).toBe('delivery_expired');
     });
 
     it('accepts an update a day old, the last of the sender’s retries', async () => {

@@ -112,6 +112,19 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
       await post(app, '/integrations/svc-board', signBoard(fixture('board', 'ping'))).expect(200);
     });
 
+    it('after an earlier route that called next(), app.use() still passes other paths on', async () => {
+      const app = expressLib();
+      let earlierRouteRan = false;
+      app.post(/^\/api\//, (_req, _res, next) => {
+        earlierRouteRan = true;
+        next();
+      });
+      app.use(svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }));
+      app.post('/api/login', (_req, res) => void res.status(201).send('logged in'));
+      await request(app).post('/api/login').set('Content-Type', 'application/json').send('{}').expect(201);
+      expect(earlierRouteRan).toBe(true);
+    });
+
     it('in a router mounted under a prefix, `path` is the full URL path the sender posts to', async () => {
       const app = expressLib();
       const router = expressLib.Router();

@@ -62,6 +62,22 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     ]);
   });
 
+  it('logs, and survives, observers that throw or reject', async () => {
+    const log = memoryLogger();
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger })
+      .onDelivery(async () => Promise.reject(new Error('metrics database down')))
+      .onDelivery(() => {
+        throw new Error('sync failure');
+      })
+      .onError(async () => Promise.reject(new Error('pager down')));
+    const app = appWith(expressLib, board);
+    await post(app, board.path, signBoard(fixture('board', 'ping'))).expect(200);
+    await post(app, board.path, signBoard(fixture('board', 'ping'), { secret: 'wrong-secret-0123456789abcdef' })).expect(401);
+    await new Promise((r) => setImmediate(r));
+    expect(log.lines.filter((l) => l.msg === 'an onDelivery listener failed')).toHaveLength(4);
+    expect(log.lines.filter((l) => l.msg === 'an onError handler failed')).toHaveLength(1);
+  });
+
   it('reports every answered request to onDelivery listeners', async () => {
     const records: unknown[] = [];
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger, now: () => 1_800_000_000_000 }).onDelivery((r) => void records.push(r));
@@ -70,6 +86,7 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     await post(app, board.path, signBoard(event, { timestamp: 1_800_000_000 })).expect(200);
     await post(app, board.path, signBoard(event, { timestamp: 1_800_000_000 })).expect(200);
     await post(app, board.path, signBoard(event, { timestamp: 1 })).expect(401);
+    await new Promise((r) => setImmediate(r));
     expect(records).toEqual([
       expect.objectContaining({ webhook: 'board', deliveryId: event.id, kind: 'ping', outcome: 'handled', status: 200, receivedAt: 1_800_000_000_000, payload: event }),
       expect.objectContaining({ deliveryId: event.id, outcome: 'duplicate', status: 200 }),

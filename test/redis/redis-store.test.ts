@@ -57,6 +57,15 @@ describe('redis store (against a real redis-server)', () => {
     expect((await s.claim('leased', 200)).state).toBe('claimed');
   });
 
+  it('extend renews the lease of its own claim only', async () => {
+    const s = store();
+    const token = await claimed(s.claim('extended', 200));
+    await s.extend('extended', token, 5000);
+    expect(await admin.pttl('svc-webhooks:extended')).toBeGreaterThan(4000);
+    await s.extend('extended', 'someone-else', 100_000);
+    expect(await admin.pttl('svc-webhooks:extended')).toBeLessThanOrEqual(5000);
+  });
+
   it('a release frees only its own claim', async () => {
     const s = store();
     const stale = await claimed(s.claim('released', 100));

@@ -51,4 +51,24 @@ describe('board sequence tracker', () => {
     expect(tracker.isStale(ev(1, 'a'))).toBe(false);
     expect(tracker.isStale(ev(1, 'b'))).toBe(true);
   });
+
+  it('accepts sequences sent as decimal strings', () => {
+    const tracker = boardSequenceTracker();
+    tracker.markApplied({ sequence: '9', board, task: { id: 't' } });
+    expect(tracker.isStale({ sequence: '10', board, task: { id: 't' } })).toBe(false);
+    expect(tracker.isStale({ sequence: 8, board, task: { id: 't' } })).toBe(true);
+    tracker.observe({ sequence: '3', board, task: null });
+    expect(tracker.observe({ sequence: '6', board, task: null })).toEqual([{ from: 4, to: 5 }]);
+  });
+
+  it('keeps at most maxGaps open gaps per board, giving up on the oldest', () => {
+    const tracker = boardSequenceTracker({ maxGaps: 3 });
+    for (const seq of [1, 3, 5, 7, 9, 11]) tracker.observe(ev(seq));
+    expect(tracker.gaps(board.id)).toEqual([
+      { from: 6, to: 6 },
+      { from: 8, to: 8 },
+      { from: 10, to: 10 },
+    ]);
+  });
 });
+

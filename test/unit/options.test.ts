@@ -11,11 +11,14 @@ describe('options are checked once, at setup', () => {
     ['a list with a short secret', [SECRET, 'short']],
   ])('throws for %s, without quoting it', (_what, secret) => {
     expect(() => svcBoardWebhook(secret as string)).toThrow(/secret/);
+    let thrown: unknown;
     try {
       svcBotWebhook({ secret: secret as string });
     } catch (err) {
-      if (typeof secret === 'string' && secret.length > 0) expect((err as Error).message).not.toContain(secret);
+      thrown = err;
     }
+    expect(thrown).toBeInstanceOf(Error);
+    if (typeof secret === 'string' && secret.length > 0) expect((thrown as Error).message).not.toContain(secret);
   });
 
   it.each([
