@@ -1,3 +1,4 @@
+import { isAscii, isUtf8, transcode } from 'node:buffer';
 import { SvcWebhookError } from '../errors';
 
 /**
@@ -7,7 +8,7 @@ import { SvcWebhookError } from '../errors';
 export function parseJson(body: Buffer): unknown {
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = JSON.parse(decode(body));
   } catch (err) {
     throw new SvcWebhookError('invalid_json', 'request body is not valid JSON', { cause: err });
   }
@@ -15,6 +16,32 @@ export function parseJson(body: Buffer): unknown {
     throw new SvcWebhookError('forbidden_key', 'request body contains a __proto__ or constructor key');
   }
   return value;
+}
+
+// Below this size the decoders differ by a microsecond or two either way.
+const TRANSCODE_MIN_BYTES = 16 * 1024;
+
+/** Node without ICU has no transcode(); the body is then decoded the usual way. */
+const canTranscode = ((): boolean => {
+  try {
+    return transcode(Buffer.from('é'), 'utf8', 'ucs2').toString('ucs2') === 'é';
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The body as text. Node 20's UTF-8 decoder slows down once text holds non-ASCII characters: a
+ * large body of such text converts to UTF-16 with ICU and is copied into a string faster (the 250 KB
+ * bench event: about 330 µs against 520 µs; mostly-ASCII text with one late accent is about 10 %
+ * slower). Only valid UTF-8 takes that path, where both give the same string; anything else is
+ * decoded as before, with each invalid sequence replaced by U+FFFD.
+ */
+function decode(body: Buffer): string {
+  if (body.length >= TRANSCODE_MIN_BYTES && canTranscode && !isAscii(body) && isUtf8(body)) {
+    return transcode(body, 'utf8', 'ucs2').toString('ucs2');
+  }
+  return body.toString('utf8');
 }
 
 /**

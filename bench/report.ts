@@ -1,0 +1,246 @@
+/** Renders the results of one run as BENCHMARKS.md (and the short form printed to the terminal). */
+import type { BodySize } from './bodies';
+import type { StageReport } from './children/stages';
+import type { StoreReport } from './children/store';
+import type { BenchConfig } from './config';
+import type { Cell } from './load';
+import type { Machine } from './machine';
+import type { ProfileSummary } from './profile';
+import type { StartupResult } from './startup';
+import { fixed, grouped } from './stats';
+import { STACKS, type StackName } from './stacks/index';
+import { figures, ratio } from './summary';
+import type { Target } from './targets';
+import { closingNotes } from './notes';
+
+export interface ProfileResult {
+  readonly title: string;
+  readonly summary: ProfileSummary;
+}
+
+export interface RunResults {
+  readonly config: BenchConfig;
+  readonly machine: Machine;
+  readonly startedAt: Date;
+  readonly seconds: number;
+  readonly loadAverage: { readonly before: number; readonly after: number };
+  readonly cells: readonly Cell[];
+  readonly stages: readonly StageReport[];
+  readonly store: StoreReport;
+  readonly startup: readonly StartupResult[];
+  readonly profiles: readonly ProfileResult[];
+  readonly targets: readonly Target[];
+}
+
+const SIZE_LABEL: Record<BodySize, string> = { '2kb': '2 KB body (2,254 bytes)', '256kb': '250 KB body (256,000 bytes)' };
+const REFERENCES: ReadonlyArray<[StackName, string]> = [
+  ['node-floor', 'node floor'],
+  ['express-floor', 'Express floor'],
+  ['octokit-express', '@octokit/webhooks'],
+  ['standard-express', 'standardwebhooks'],
+];
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+// A load generator this busy was itself the limit of req/s.
+const LOADGEN_BOUND = 0.85;
+
+export function loadTable(cells: readonly Cell[], size: BodySize): string {
+  let bound = false;
+  const rows = STACKS.map((s) => {
+    const f = figures(cells, s.name, size);
+    if (f.rounds === 0) return [s.label, `failed: ${f.failures.join('; ')}`, '', '', '', '', '', ''];
+    const limited = f.loadgenCpuShare >= LOADGEN_BOUND;
+    bound ||= limited;
+    return [
+      s.label,
+      `${grouped(f.rps)}${limited ? ' †' : ''}`,
+      fixed(f.p50Ms, 2),
+      fixed(f.p99Ms, 2),
+      fixed(f.cpuUsPerRequest, 1),
+      fixed(f.peakRssMb, 0),
+      `${fixed(f.loadgenCpuShare * 100, 0)} %`,
+      fixed(f.otherCores, 2),
+    ];
+  });
+  const text = table(['Stack', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'peak RSS MB', 'load-gen CPU', 'other CPU (cores)'], rows);
+  return bound ? `${text}\n\n† The load generator was busy ${LOADGEN_BOUND * 100} % of its core or more: it, not the server, set this req/s; compare CPU per request instead.` : text;
+}
+
+function ratioTable(cells: readonly Cell[], size: BodySize): string {
+  const rows = STACKS.filter((s) => !s.name.endsWith('floor')).map((s) => [
+    s.label,
+    ...REFERENCES.map(([ref]) =>
+      ref === s.name ? '—' : `${fixed(ratio(cells, size, s.name, ref, 'rps'), 2)}× · ${fixed(ratio(cells, size, s.name, ref, 'cpuUsPerRequest'), 2)}×`,
+    ),
+  ]);
+  return table(['Stack', ...REFERENCES.map(([, label]) => `vs ${label}`)], rows);
+}
+
+function stagesSection(stages: readonly StageReport[]): string {
+  return stages
+    .map((r) => {
+      const sum = r.stages.reduce((t, s) => t + s.us, 0);
+      const rows = r.stages.map((s) => [s.stage, fixed(s.us, 2), fixed(s.floorUs, 2)]);
+      rows.push(['**sum of the stages**', `**${fixed(sum, 2)}**`, '']);
+      rows.push(['whole middleware, one delivery (in memory, no socket)', fixed(r.wholeUs, 2), fixed(r.floorWholeUs, 2)]);
+      rows.push(['orchestration: whole − sum of the stages', fixed(r.wholeUs - sum, 2), '']);
+      let text = `**${SIZE_LABEL[r.size]}**\n\n${table(['Stage', 'svc-webhooks µs', 'floor µs'], rows)}`;
+      if (r.forged !== undefined) {
+        text +=
+          `\n\nForged 256 KB request (well-formed, wrong secret): answered **${r.forged.status}** in **${fixed(r.forged.us, 1)} µs**, ` +
+          `with **${r.forged.parses}** calls to JSON.parse while forged requests ran (it is refused after the MAC check, before parsing); ` +
+          `an authentic one takes ${fixed(r.wholeUs, 1)} µs.`;
+      }
+      return text;
+    })
+    .join('\n\n');
+}
+
+function startupSection(startup: readonly StartupResult[]): string {
+  const mark = (r: StartupResult, k: string) => fixed(r.marks[k], 1);
+  const rows = startup.map((r) => [
+    r.label,
+    `**${fixed(r.spawnToFirst2xxMs, 1)}**`,
+    mark(r, 'entry'),
+    mark(r, 'express'),
+    mark(r, 'loaded'),
+    mark(r, 'created'),
+    mark(r, 'listening'),
+    mark(r, 'firstResponse'),
+  ]);
+  return table(['Stack', 'spawn → first 2xx received', 'node ready', 'Express loaded', 'all modules loaded', 'middleware built', 'listening', 'first 2xx sent'], rows);
+}
+
+function storeSection(store: StoreReport): string {
+  const rows = [
+    ['all ids within one generation (a burst)', fixed(store.burst.tableBytesPerId, 1), fixed(store.burst.heapBytesPerId, 1), String(store.burst.generations)],
+    ['ids spread evenly over the retention window', fixed(store.spread.tableBytesPerId, 1), fixed(store.spread.heapBytesPerId, 1), String(store.spread.generations)],
+  ];
+  return (
+    `${table([`${grouped(store.ids)} remembered ids`, 'bytes/id (id tables)', 'bytes/id (heap growth after GC)', 'generations'], rows)}\n\n` +
+    `At ${grouped(store.ids)} ids: **${grouped(store.claimCommitPerSecond)}** claim + commit pairs per second (a new delivery), ` +
+    `**${grouped(store.duplicateClaimPerSecond)}** claims of a remembered id per second (a repeat), over ${grouped(store.ops)} operations each.`
+  );
+}
+
+function profileSection(profiles: readonly ProfileResult[]): string {
+  return profiles
+    .map((p) => {
+      const share = (rows: ProfileSummary['functions']) => rows.map((r) => [r.name.replace(/\|/g, '\\|'), `${fixed(r.percent, 1)} %`]);
+      return [
+        `**${p.title}** (${grouped(p.summary.busySamples)} busy samples)`,
+        table(['Package (self time)', 'share'], share(p.summary.packages.slice(0, 8))),
+        table(['Package on the stack (inclusive)', 'share'], share(p.summary.inclusive.slice(0, 8))),
+        table(['Function (self time)', 'share'], share(p.summary.functions)),
+      ].join('\n\n');
+    })
+    .join('\n\n');
+}
+
+function targetsTable(targets: readonly Target[]): string {
+  const verdict = (t: Target) => (t.info ? 'shown' : t.met === undefined ? 'no figure' : t.met ? '**met**' : '**not met**');
+  return table(['Target', 'Measured', 'Verdict'], targets.map((t) => [t.target, t.measured, verdict(t)]));
+}
+
+export function renderMarkdown(r: RunResults): string {
+  const m = r.machine;
+  const c = r.config;
+  const packages = Object.entries(m.packages).map(([n, v]) => `${n} ${v}`).join(', ');
+  const notes = closingNotes(r);
+  return `# Benchmarks
+
+Generated by \`npm run bench\` on ${r.startedAt.toISOString()} in ${fixed(r.seconds / 60, 1)} minutes; the text is in \`bench/report.ts\` and \`bench/notes.ts\`, so edit those, not this file.
+
+## Machine
+
+- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB} GiB; Linux ${m.kernel}
+- Node ${m.node}; ${packages}
+- Server and load generator pinned to one core each with \`taskset\`: ${m.pinned ? 'yes' : 'no (taskset missing or fewer than 2 cores)'}
+- Load average (1 min) before and after the run: ${fixed(r.loadAverage.before, 2)}, ${fixed(r.loadAverage.after, 2)}
+
+## How to run
+
+\`\`\`sh
+npm run bench        # the full run (about ten minutes on 2 cores): prints the tables and rewrites BENCHMARKS.md
+npm run bench:smoke  # a few seconds: every stack must answer 2xx to a signed delivery (no timing checks); CI runs it
+\`\`\`
+
+## Method
+
+- **Stacks.** Each runs alone in its own child process on 127.0.0.1, with only its own modules loaded. The floors do by hand what any correct receiver must: read the body, check the timestamp and the HMAC in constant time, \`JSON.parse\`. svc-webhooks runs with every default: the whole pipeline (capture, verify, parse, schema validation, de-dup in the memory store, routing), answering 200 after a trivial handler, and logging one line per delivery at the default level (\`info\`) through the default pino logger to stdout, which is \`/dev/null\` in the bench. It is mounted three ways: inside Express 5 with \`app.use()\` (board and bot), as a plain node:http handler (\`createNodeHandler(mw)\`), and in front of an Express 5 app in the same server (\`createNodeHandler(mw, app)\`: deliveries never enter Express, other requests go on to the app). @octokit/webhooks is \`createNodeMiddleware\` in Express 5; standardwebhooks is \`Webhook#verify\` in an Express 5 route after \`express.raw()\`. All get byte-for-byte the same bodies, signed the way each expects.
+- **Distinct deliveries.** Every request is a new delivery: the load generator (autocannon ${m.packages.autocannon}) builds it in \`setupRequest\` just before sending it, writing a fresh \`randomUUID()\` into the body (and the X-Svc-Delivery / webhook-id / X-GitHub-Delivery header), a current timestamp (and for bot updates a current \`createdAt\`), and signing it (\`bench/signing.ts\`). Nothing is replayed, so the de-dup store sees only new ids and no stack answers from a cache.
+- **Processes.** Children run the code compiled to plain JavaScript (\`.bench/js\`, made by \`bench/compile.ts\` with TypeScript's transpiler), on \`node\` with no loader, as a user's server runs. The server and the load generator are separate processes, each pinned to its own core; NODE_OPTIONS and NODE_EXTRA_CA_CERTS are unset for them.
+- **Rounds.** ${c.rounds} rounds; each round runs every stack in the same order (A B C … A B C) on the 2 KB body, then on the 250 KB body, each in a fresh server process (one load generator process serves the whole run): a probe delivery must be answered 2xx, then ${c.warmupSeconds} s of warm-up, then ${c.measureSeconds} s measured with ${c.connections} keep-alive connections. Figures are medians over rounds; ratios are medians of the per-round ratios.
+- **Figures.** req/s counts 2xx answers over the measured window. Latency is measured in the load generator per request (autocannon's own histogram keeps whole milliseconds). Server CPU per request is \`process.cpuUsage()\` of the server process (all its threads, GC included) over the measured window, divided by the requests completed in it. Peak RSS is the server's \`process.resourceUsage().maxRSS\`.
+- **Other load.** The machine is shared. "other CPU" is what other processes took during the measured window (\`/proc/stat\` minus the two children); a cell during which they took more than ${c.maxOtherCores} cores is run again (at most ${c.retries} time per cell and ${c.retryBudget} in the run), and the least disturbed attempt is kept. A load generator near 100 % means it, not the server, limited req/s; CPU per request is unaffected by that.
+
+## Targets
+
+${targetsTable(r.targets)}
+${notes === '' ? '' : `\n### Targets not met, and what would close them\n\n${notes}\n`}
+## Load
+
+Medians over ${c.rounds} rounds.
+
+### ${SIZE_LABEL['2kb']}
+
+${loadTable(r.cells, '2kb')}
+
+### ${SIZE_LABEL['256kb']}
+
+${loadTable(r.cells, '256kb')}
+
+### Ratios
+
+Each cell is *req/s ratio · CPU-per-request ratio* of the row's stack to the column's: more than 1× req/s is faster, less than 1× CPU is cheaper.
+
+**${SIZE_LABEL['2kb']}**
+
+${ratioTable(r.cells, '2kb')}
+
+**${SIZE_LABEL['256kb']}**
+
+${ratioTable(r.cells, '256kb')}
+
+## Stage costs
+
+Each stage of the board pipeline alone, in one process, on the same bodies (median of ${c.stageBatches} batches; \`bench/children/stages.ts\`). The floor column is the hand-written floor's cost for the same step.
+
+${stagesSection(r.stages)}
+
+## Startup
+
+Milliseconds. "spawn → first 2xx received" is measured by a prober process on the other core, from \`spawn()\` until the answer to the signed delivery it sends as soon as the child writes that it listens (it does not poll, which would take CPU from the starting process). The other columns are marks inside the child, in ms since its process started; the schemas are compiled at build time (src/generated/validators.ts), so "middleware built" includes no compilation. Medians of ${r.startup[0]?.runs ?? 0} starts per stack, the stacks taking turns.
+
+${startupSection(r.startup)}
+
+## De-dup store
+
+${storeSection(r.store)}
+
+## Where the time goes
+
+CPU profiles of the server over a measured window (V8 sampling profiler, 250 µs), idle time left out.
+
+${r.profiles.length === 0 ? 'No profiles in this run.' : profileSection(r.profiles)}
+`;
+}
+
+/** The short form for the terminal: the two load tables and the targets. */
+export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets'>): string {
+  return [
+    `Load, ${SIZE_LABEL['2kb']}`,
+    loadTable(r.cells, '2kb'),
+    '',
+    `Load, ${SIZE_LABEL['256kb']}`,
+    loadTable(r.cells, '256kb'),
+    '',
+    'Targets',
+    targetsTable(r.targets),
+  ].join('\n');
+}
+

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench` / `npm run bench:smoke`: compiles the code for the child processes, runs the
+ * micro benchmarks, startup, the load rounds and the profiles, prints the tables and (full run only)
+ * rewrites BENCHMARKS.md. Exits non-zero when any stack fails to answer a signed delivery with 2xx,
+ * or a forged one is not refused before parsing: the smoke run checks correctness, never speed.
+ */
+import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { BodySize } from './bodies';
+import type { StageReport } from './children/stages';
+import { compileForChildren } from './compile';
+import { FULL, SMOKE, type BenchConfig } from './config';
+import { runCell, runRounds, withLoadGenerator, type Cell } from './load';
+import { describeMachine, loadAverage } from './machine';
+import { measureStages, measureStore } from './micro';
+import { REPORT_FILE, ROOT } from './paths';
+import { summariseProfile } from './profile';
+import { renderMarkdown, renderTerminal, type ProfileResult } from './report';
+import { stack } from './stacks/index';
+import { measureStartup } from './startup';
+import { fixed, grouped } from './stats';
+import { evaluateTargets } from './targets';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function describeCell(cell: Cell, retry: boolean): string {
+  const head = `  round ${cell.round} ${cell.size.padEnd(5)} ${cell.stack.padEnd(18)}`;
+  if (!cell.ok) return `${head} FAILED: ${cell.problem}`;
+  const tail = retry ? `  (other processes took ${fixed(cell.otherCores, 2)} cores: run again)` : '';
+  return `${head} ${grouped(cell.rps).padStart(7)} req/s  ${fixed(cell.cpuUsPerRequest, 1).padStart(7)} µs CPU/req  p99 ${fixed(cell.p99Ms, 2)} ms${tail}`;
+}
+
+/** The profiled runs: svc-webhooks in Express and on node:http, and the Express floor, to show where the time goes. */
+async function profile(config: BenchConfig): Promise<ProfileResult[]> {
+  const results: ProfileResult[] = [];
+  for (const [name, size] of [
+    ['svc-board-express', '2kb'],
+    ['express-floor', '2kb'],
+    ['svc-board-node', '2kb'],
+    ['svc-board-express', '256kb'],
+  ] as const) {
+    const cell = await withLoadGenerator((loadgen) => runCell(stack(name), size as BodySize, 0, config, loadgen, { profileName: `${name}-${size}` }));
+    if (!cell.ok || cell.profile === undefined) throw new Error(`profiling ${name} failed: ${cell.problem}`);
+    results.push({ title: `${stack(name).label}, ${size === '2kb' ? '2 KB' : '250 KB'} body`, summary: summariseProfile(cell.profile) });
+    say(`  profiled ${name} ${size}: ${relative(ROOT, cell.profile)}`);
+  }
+  return results;
+}
+
+/** Correctness problems of a run: what makes the smoke (and the full run) exit non-zero. */
+function problems(cells: readonly Cell[], stages: readonly StageReport[]): string[] {
+  const found = cells.filter((c) => !c.ok).map((c) => `${c.stack} ${c.size} round ${c.round}: ${c.problem}`);
+  for (const r of stages) {
+    if (r.forged !== undefined && (r.forged.status !== 401 || r.forged.parses !== 0)) {
+      found.push(`a forged ${r.size} request was answered ${r.forged.status} after ${r.forged.parses} JSON.parse calls (want 401, none)`);
+    }
+  }
+  return found;
+}
+
+async function main(): Promise<void> {
+  const config = process.argv.includes('--smoke') ? SMOKE : FULL;
+  const started = Date.now();
+  const machine = describeMachine();
+  const before = loadAverage();
+  say(`svc-webhooks bench (${config.smoke ? 'smoke' : 'full'}): ${machine.cpu}, ${machine.cores} cores, node ${machine.node}`);
+  say(`compiled ${compileForChildren()} files for the child processes`);
+
+  say('stage costs...');
+  const stages = await measureStages(config);
+  say('de-dup store...');
+  const store = await measureStore(config);
+  say('startup...');
+  const startup = await measureStartup(config.startupRuns);
+  say(`load: ${config.rounds} round(s) of ${config.measureSeconds} s per stack and body...`);
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)));
+  const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
+
+  const targets = evaluateTargets(cells, startup, store);
+  const results = {
+    config,
+    machine,
+    startedAt: new Date(started),
+    seconds: (Date.now() - started) / 1000,
+    loadAverage: { before, after: loadAverage() },
+    cells,
+    stages,
+    store,
+    startup,
+    profiles,
+    targets,
+  };
+  say('');
+  say(renderTerminal(results));
+  if (!config.smoke) {
+    writeFileSync(REPORT_FILE, renderMarkdown(results));
+    say(`\nwrote ${relative(ROOT, REPORT_FILE)} (${fixed(results.seconds / 60, 1)} min)`);
+  }
+  const found = problems(cells, stages);
+  if (found.length > 0) {
+    say(`\n${found.length} problem(s):`);
+    for (const p of found) say(`  ${p}`);
+    process.exitCode = 1;
+  } else if (config.smoke) {
+    say(`\nsmoke passed in ${fixed(results.seconds, 1)} s: every stack answered signed deliveries with 2xx`);
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exitCode = 1;
+});

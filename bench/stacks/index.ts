@@ -1,0 +1,45 @@
+/**
+ * The stacks under test, in the order each round runs them. Only names are listed here: each server
+ * child loads just its own stack's module, so one stack's dependencies never count in another's RSS.
+ */
+import type { Webhook } from '../bodies';
+import type { Scheme } from '../signing';
+
+export type StackName =
+  | 'node-floor'
+  | 'express-floor'
+  | 'svc-board-express'
+  | 'svc-bot-express'
+  | 'svc-board-node'
+  | 'svc-board-front'
+  | 'octokit-express'
+  | 'standard-express';
+
+export interface Stack {
+  readonly name: StackName;
+  readonly label: string;
+  /** The module under bench/stacks/ that exports `createListener(arg?)`. */
+  readonly module: string;
+  readonly arg?: Webhook;
+  readonly scheme: Scheme;
+  /** Which body the stack receives: board events, or bot updates of the same sizes. */
+  readonly webhook: Webhook;
+  readonly path: string;
+}
+
+export const STACKS: readonly Stack[] = [
+  { name: 'node-floor', label: 'node floor (node:http, by hand)', module: 'node-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'express-floor', label: 'Express floor (Express 5 route, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-express', label: 'svc-webhooks board, Express 5', module: 'svc-express', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
+  { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
+  { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
+];
+
+export function stack(name: StackName): Stack {
+  const found = STACKS.find((s) => s.name === name);
+  if (found === undefined) throw new Error(`bench: unknown stack ${name}`);
+  return found;
+}

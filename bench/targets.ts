@@ -1,0 +1,78 @@
+/** The issue's targets, checked against the figures of one run. */
+import type { StartupResult } from './startup';
+import type { StoreReport } from './children/store';
+import type { Cell } from './load';
+import { fixed } from './stats';
+import { ratio } from './summary';
+
+export interface Target {
+  readonly target: string;
+  readonly measured: string;
+  /** Undefined when the run did not produce the figure (a stack failed). */
+  readonly met: boolean | undefined;
+  /** A figure shown for context, with no threshold. */
+  readonly info?: true;
+}
+
+function check(value: number, ok: (v: number) => boolean): boolean | undefined {
+  return Number.isFinite(value) ? ok(value) : undefined;
+}
+
+export function evaluateTargets(cells: readonly Cell[], startup: readonly StartupResult[], store: StoreReport | undefined): Target[] {
+  const targets: Target[] = [];
+  const mounts = [
+    ['svc-board-express', 'board, inside Express (app.use)'],
+    ['svc-bot-express', 'bot, inside Express (app.use)'],
+    ['svc-board-front', 'board, in front of Express (createNodeHandler(mw, app))'],
+  ] as const;
+  for (const [svc, label] of mounts) {
+    const vsOctokit = ratio(cells, '2kb', svc, 'octokit-express', 'rps');
+    targets.push({
+      target: `svc-webhooks ${label} ≥ 1.1× @octokit/webhooks req/s (2 KB)`,
+      measured: `${fixed(vsOctokit, 2)}× (CPU per request ${fixed(ratio(cells, '2kb', svc, 'octokit-express', 'cpuUsPerRequest'), 2)}×)`,
+      met: check(vsOctokit, (v) => v >= 1.1),
+    });
+  }
+  for (const [svc, label] of mounts) {
+    const vsFloor = ratio(cells, '2kb', svc, 'express-floor', 'rps');
+    targets.push({
+      target: `svc-webhooks ${label} within 10 % of the Express floor's req/s (2 KB)`,
+      measured: `${fixed(vsFloor, 2)}× (CPU per request ${fixed(ratio(cells, '2kb', svc, 'express-floor', 'cpuUsPerRequest'), 2)}×)`,
+      met: check(vsFloor, (v) => v >= 0.9),
+    });
+  }
+  for (const [svc, floor, label] of [
+    ['svc-board-express', 'express-floor', 'Express'],
+    ['svc-board-node', 'node-floor', 'node:http'],
+  ] as const) {
+    const cpu = ratio(cells, '256kb', svc, floor, 'cpuUsPerRequest');
+    targets.push({
+      target: `CPU per request at 256 KB ≤ 1.15× the floor (svc-webhooks board, ${label}, vs the ${label} floor)`,
+      measured: `${fixed(cpu, 2)}×`,
+      met: check(cpu, (v) => v <= 1.15),
+    });
+  }
+  const node2kb = ratio(cells, '2kb', 'svc-board-node', 'node-floor', 'rps');
+  targets.push({
+    target: 'without Express: svc-webhooks board as a node:http handler, req/s vs the node floor (2 KB; shown, no target)',
+    measured: `${fixed(node2kb, 2)}× (CPU per request ${fixed(ratio(cells, '2kb', 'svc-board-node', 'node-floor', 'cpuUsPerRequest'), 2)}×)`,
+    met: undefined,
+    info: true,
+  });
+  for (const name of ['svc-board-express', 'svc-board-node']) {
+    const s = startup.find((r) => r.stack === name);
+    const ms = s?.spawnToFirst2xxMs ?? Number.NaN;
+    targets.push({
+      target: `first 2xx within 150 ms of process start (${s?.label ?? name}, spawn to first 2xx received)`,
+      measured: `${fixed(ms, 0)} ms`,
+      met: check(ms, (v) => v <= 150),
+    });
+  }
+  const bytes = store === undefined ? Number.NaN : Math.max(store.burst.heapBytesPerId, store.spread.heapBytesPerId);
+  targets.push({
+    target: `in-memory de-dup store ≤ 64 bytes per remembered id at ${store === undefined ? '1,000,000' : store.ids.toLocaleString('en-US')} ids (heap growth, worst of burst and spread)`,
+    measured: `${fixed(bytes, 1)} bytes`,
+    met: check(bytes, (v) => v <= 64),
+  });
+  return targets;
+}
