@@ -61,10 +61,12 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
   });
   for (const name of ['svc-board-express', 'svc-board-node']) {
     const s = startup.find((r) => r.stack === name);
-    const ms = s?.spawnToFirst2xxMs ?? Number.NaN;
+    // Process start is the child's own clock origin (performance.timeOrigin); the prober's spawn-to-
+    // received time also holds fork/exec and the trip back, and is shown beside it.
+    const ms = s?.marks.firstResponse ?? Number.NaN;
     targets.push({
-      target: `first 2xx within 150 ms of process start (${s?.label ?? name}, spawn to first 2xx received)`,
-      measured: `${fixed(ms, 0)} ms`,
+      target: `first 2xx within 150 ms of process start (${s?.label ?? name})`,
+      measured: `${fixed(ms, 0)} ms from process start to the first 2xx sent (${fixed(s?.spawnToFirst2xxMs, 0)} ms from spawn() to it received)`,
       met: check(ms, (v) => v <= 150),
     });
   }

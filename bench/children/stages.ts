@@ -23,6 +23,7 @@ import { secretKeys } from '../../src/verify/secret-keys';
 import { readBoardSignature, verifyBoardSignature } from '../../src/verify/verify-signature';
 import { bodyTemplate, type BodySize } from '../bodies';
 import { serveRequests, type Message } from '../ipc';
+import { median } from '../stats';
 import { deliveries, SVC_SECRET, type SignedDelivery } from '../signing';
 import { readBody, verifyAndParse } from '../stacks/floor';
 import { trivialHandler } from '../stacks/handler';
@@ -73,11 +74,6 @@ function fakeResponse(done: (status: number) => void): ServerResponse {
     },
   };
   return res as unknown as ServerResponse;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 type Op = (i: number) => unknown;
