@@ -20,6 +20,7 @@ import { stack } from './stacks/index';
 import { measureStartup } from './startup';
 import { fixed, grouped } from './stats';
 import { evaluateTargets } from './targets';
+import { RedisServer } from '../test/support/redis-server';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -73,7 +74,10 @@ async function main(): Promise<void> {
   say('startup...');
   const startup = await measureStartup(config.startupRuns);
   say(`load: ${config.rounds} round(s) of ${config.measureSeconds} s per stack and body...`);
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)));
+  // The Redis-store stack talks to a local redis-server of its own (no persistence: a throughput run).
+  const redis = await RedisServer.start({ appendOnly: false });
+  process.env.SVC_BENCH_REDIS_URL = redis.url;
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry))).finally(() => redis.close());
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
   const targets = evaluateTargets(cells, startup, store);

@@ -1,6 +1,7 @@
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './svc-board-webhook';
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './svc-bot-webhook';
 export type { Middleware } from './middleware/http-middleware';
+export { createNodeHandler } from './middleware/node-handler';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
 export { DEFAULT_PATHS } from './options';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';

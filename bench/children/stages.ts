@@ -15,6 +15,7 @@ import { MemoryStore } from '../../src/dedup/memory-store';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
 import { boardProtocol } from '../../src/receive/board-protocol';
+import { DeliveryScope } from '../../src/route/delivery-scope';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import type { BoardHandler } from '../../src/route/handler-types';
 import { runHandlers } from '../../src/route/run-handlers';
@@ -180,16 +181,14 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
     stage: 'route (delivery, handlers)',
     us: await time(n, batches, () => {
       const delivery = protocol.delivery(payload, req, signature, Date.now());
-      const controller = new AbortController();
-      const base = { deliveryId: delivery.id, log: logger, req, signal: controller.signal, receivedAt: Date.now() };
-      return runHandlers(protocol.calls(delivery, base), 8000, controller);
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, Date.now(), logger]);
+      return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
     }),
   });
 
   stages.push({
-    stage: 'log (child logger, one line)',
+    stage: 'log (one line)',
     us: await time(n, batches, (i) => {
-      logger.child({ deliveryId: ids[i], kind: 'task.updated' });
       logger.info({ deliveryId: ids[i], kind: 'task.updated', outcome: 'handled', durationMs: 0.1, status: 200 }, 'delivery received');
     }),
   });

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import { HandlerRegistry } from '../route/handler-registry';
+import { DeliveryScope } from '../route/delivery-scope';
 import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
@@ -40,10 +41,11 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
         sequence,
       };
     },
-    calls(delivery, base) {
-      const ctx: BoardContext = { ...base, webhook: 'board', type: delivery.kind, event: delivery.event, timestamp: delivery.timestamp, sequence: delivery.sequence };
-      const call = (h: BoardHandler<never>): HandlerCall => () => (h as BoardHandler)(delivery.event, ctx);
-      return [...handlers.byType.get(delivery.kind).map(call), ...handlers.any.map(call)];
+    context: (delivery, init) => new BoardDeliveryContext(delivery, init),
+    calls(delivery, ctx) {
+      const call = (h: BoardHandler<never>): HandlerCall => () => (h as BoardHandler)(delivery.event, ctx as BoardDeliveryContext);
+      const own = handlers.byType.get(delivery.kind);
+      return own.length === 0 ? handlers.any.map(call) : [...own.map(call), ...handlers.any.map(call)];
     },
   };
 }
@@ -52,4 +54,20 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
 export function sequenceNumber(value: unknown): number | undefined {
   const n = typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value;
   return Number.isSafeInteger(n) && (n as number) >= 0 ? (n as number) : undefined;
+}
+
+class BoardDeliveryContext extends DeliveryScope implements BoardContext {
+  readonly webhook = 'board' as const;
+  readonly type: string;
+  readonly event: BoardWebhookEvent;
+  readonly timestamp: number;
+  readonly sequence: number;
+
+  constructor(delivery: BoardDelivery, init: ConstructorParameters<typeof DeliveryScope>) {
+    super(...init);
+    this.type = delivery.kind;
+    this.event = delivery.event;
+    this.timestamp = delivery.timestamp;
+    this.sequence = delivery.sequence;
+  }
 }

@@ -3,6 +3,7 @@ import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
 import { SvcWebhookError } from '../errors';
 import type { BotWebhookUpdate, MessageCreateData } from '../generated/bot-types';
 import { HandlerRegistry } from '../route/handler-registry';
+import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
@@ -47,13 +48,13 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
       checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
       return { id: payload.id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
-    calls(delivery, base) {
-      const ctx: BotContext = { ...base, webhook: 'bot', kind: delivery.kind, update: delivery.update };
-      const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx);
+    context: (delivery, init) => new BotDeliveryContext(delivery, init),
+    calls(delivery, ctx) {
+      const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);
       const command = delivery.kind === 'messageCreate' ? commandName(delivery.data) : undefined;
       if (command !== undefined) calls.push(...handlers.byCommand.get(command).map(call as (h: BotHandler<MessageCreateData>) => HandlerCall));
-      calls.push(...handlers.any.map(call));
+      for (const h of handlers.any) calls.push(call(h));
       return calls;
     },
   };
@@ -63,4 +64,16 @@ function commandName(data: Record<string, unknown>): string | undefined {
   const message = data.message;
   if (!isObject(message) || !isObject(message.command)) return undefined;
   return typeof message.command.name === 'string' ? message.command.name : undefined;
+}
+
+class BotDeliveryContext extends DeliveryScope implements BotContext {
+  readonly webhook = 'bot' as const;
+  readonly kind: string;
+  readonly update: BotWebhookUpdate;
+
+  constructor(delivery: BotDelivery, init: ConstructorParameters<typeof DeliveryScope>) {
+    super(...init);
+    this.kind = delivery.kind;
+    this.update = delivery.update;
+  }
 }

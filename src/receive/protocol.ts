@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { SvcWebhookError, type ErrorCode } from '../errors';
 import { headerValues } from '../internal/headers';
 import type { HandlerCall } from '../route/run-handlers';
-import type { DeliveryContext } from '../route/handler-types';
+import type { DeliveryScope } from '../route/delivery-scope';
 import type { SchemaName } from '../validate/validate-payload';
 
 /** A delivery after every check: what routing and de-duplication need. */
@@ -27,8 +27,10 @@ export interface Protocol<S, D extends Delivery> {
    * them), and the delivery they describe.
    */
   delivery(payload: unknown, req: IncomingMessage, signature: S, nowMs: number): D;
+  /** The handlers' context: `init` plus what this webhook adds. */
+  context(delivery: D, init: ConstructorParameters<typeof DeliveryScope>): DeliveryScope;
   /** The handler calls for this delivery, in registration order. */
-  calls(delivery: D, base: DeliveryContext): HandlerCall[];
+  calls(delivery: D, ctx: DeliveryScope): HandlerCall[];
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -6,7 +6,10 @@ import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
 import type { DeliveryListener, DeliveryRecord, ErrorHandler } from '../route/handler-types';
-import { runHandlers, type SettledResult } from '../route/run-handlers';
+import { DeliveryScope } from '../route/delivery-scope';
+import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
+import { isThenable } from '../internal/thenable';
+import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
 import type { Delivery, Protocol } from './protocol';
 
@@ -86,32 +89,34 @@ export class Receiver<S, D extends Delivery> {
       this.validate(payload, req);
       delivery = protocol.delivery(payload, req, signature, now);
 
-      const claim = await claimDelivery(settings.store, delivery.id, settings.leaseMs);
+      const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
+      const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
       if (claim.state === 'done') return { state: 'duplicate', delivery };
       if (claim.state === 'busy') {
         throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: this.retryAfter() });
       }
 
-      const controller = new AbortController();
-      const log = settings.logger.child({ deliveryId: delivery.id, kind: delivery.kind });
-      const calls = protocol.calls(delivery, { deliveryId: delivery.id, log, req, signal: controller.signal, receivedAt: now });
-      const releaseHold = holdClaim(settings.store, delivery.id, claim.token, settings.leaseMs, settings.logger);
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, now, settings.logger]);
+      const calls = protocol.calls(delivery, ctx);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
-      const run = await runHandlers(calls, Math.max(1, settings.timeoutMs - (performance.now() - started)), controller);
+      const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
+      const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));
+      const run = isThenable<RunResult>(running) ? await running : running;
       if (run.state === 'timed_out') {
-        // The claim stays held until the handlers settle, so a retry cannot run them concurrently.
+        // The claim stays held (its lease renewed) until the handlers settle, so a retry cannot run them concurrently.
         detach();
         const id = delivery.id;
+        const stopHolding = holdClaim(settings.store, id, claim.token, settings.leaseMs, settings.logger);
         void run.settled
           .then((end) => {
-            releaseHold();
-            return this.afterLateSettle(id, claim.token, end, log);
+            stopHolding();
+            return this.afterLateSettle(id, claim.token, end, ctx.log);
           })
           .finally(() => this.settled());
         throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, { retryAfter: this.retryAfter() });
       }
-      releaseHold();
-      await settleClaim(settings.store, delivery.id, claim.token, run, settings.logger);
+      const settledClaim = settleClaim(settings.store, delivery.id, claim.token, run, settings.logger);
+      if (settledClaim !== undefined) await settledClaim;
       if (run.state === 'failed') throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
       return { state: 'handled', delivery };
     } catch (err) {
@@ -147,13 +152,13 @@ export class Receiver<S, D extends Delivery> {
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
-      this.tellListeners({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, payload: delivery?.payload });
+      this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, payload: delivery?.payload }));
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
     const level = error.status >= 500 ? 'error' : 'warn';
     log[level]({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
-    this.tellListeners({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload });
+    this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
     this.tellErrorHandlers(error, req, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
@@ -165,8 +170,10 @@ export class Receiver<S, D extends Delivery> {
     return outcome;
   }
 
-  private tellListeners(record: DeliveryRecord): void {
-    this.notify(this.listeners, 'an onDelivery listener failed', (listener) => listener(record));
+  private tellListeners(record: () => DeliveryRecord): void {
+    if (this.listeners.length === 0) return;
+    const built = record();
+    this.notify(this.listeners, 'an onDelivery listener failed', (listener) => listener(built));
   }
 
   private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {

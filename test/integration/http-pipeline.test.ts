@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express5 from 'express';
 import request from 'supertest';
-import { svcBoardWebhook, svcBotWebhook } from '../../src';
+import { createNodeHandler, svcBoardWebhook, svcBotWebhook } from '../../src';
 import { appWith, expressVersions, silentLogger } from '../support/apps';
 import { post } from '../support/post';
 import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot } from '../support/sign';
@@ -171,6 +171,25 @@ async function announceLargeBody(app: http.RequestListener, headers: Record<stri
     server.close();
   }
 }
+
+describe('createNodeHandler', () => {
+  it('receives deliveries in front of an Express app and hands every other request to it', async () => {
+    const handler = jest.fn();
+    const app = express5();
+    app.get('/health', (_req, res) => void res.send('up'));
+    const server = http.createServer(createNodeHandler(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger }).on('ping', handler), app));
+    await post(server, '/webhooks/board', signBoard(fixture('board', 'ping'))).expect(200);
+    await request(server).get('/health').expect(200, 'up');
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('without a fallback answers other requests 404 with a JSON code', async () => {
+    const server = http.createServer(createNodeHandler(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger })));
+    const res = await request(server).get('/elsewhere');
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('not_found');
+  });
+});
 
 // Keep the express5 import used for its types even when only express4 runs a case.
 export type App = express5.Express;

@@ -12,19 +12,25 @@ export class RedisServer {
   private child: ChildProcess | undefined;
   private readonly dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-redis-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly appendOnly: boolean,
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts a server; with AOF on (fsync always) its keys survive a stop and restart. */
-  static async start(): Promise<RedisServer> {
+  /**
+   * Starts a server. With AOF on (the default, fsync always) its keys survive a stop and restart;
+   * a throughput benchmark turns it off.
+   */
+  static async start(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
     const found = spawnSync('redis-server', ['--version']);
     if (found.error !== undefined || found.status !== 0) {
       throw new Error('redis-server is not installed: install Debian\'s package (apt-get install redis-server); .ci/run does this on CI');
     }
-    const server = new RedisServer(await freePort());
+    const server = new RedisServer(await freePort(), options.appendOnly ?? true);
     await server.resume();
     return server;
   }
@@ -33,7 +39,7 @@ export class RedisServer {
   async resume(): Promise<void> {
     this.child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--daemonize', 'no', '--loglevel', 'warning'],
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...(this.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--daemonize', 'no', '--loglevel', 'warning'],
       { stdio: 'ignore' },
     );
     await waitUntil(() => canConnect(this.port), 5000, `redis-server did not start on port ${this.port}`);
