@@ -43,3 +43,15 @@ export function reply(res: ServerResponse, status: number, body = OK): void {
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
 }
+
+/** The floor's whole work for one request: read, verify, parse, call the handler, answer. */
+export function receiveByHand(req: IncomingMessage, res: ServerResponse, handler: () => void): void {
+  readBody(req).then(
+    (body) => {
+      if (verifyAndParse(req.headers, body) === undefined) return reply(res, 401, '{}');
+      handler();
+      reply(res, 200);
+    },
+    () => reply(res, 400, '{}'),
+  );
+}
