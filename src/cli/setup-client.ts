@@ -1,6 +1,7 @@
 import { parseBotToken } from '../client/bot-token';
 import { redactSecrets } from '../client/redact-secrets';
 import { SvcClient } from '../client/svc-client';
+import { usageError } from './cli-error';
 import type { CliIo } from './cli-io';
 import { requiredBaseUrl, requiredToken } from './read-input';
 
@@ -19,4 +20,21 @@ export function setupClient(io: CliIo, baseUrl: string | undefined, tokenFile: s
   const client = new SvcClient({ baseUrl: requiredBaseUrl(io, baseUrl), token, fetch: io.fetch });
   const bot = parseBotToken(token);
   return { client, caller: bot === undefined ? '' : ` (bot ${bot.botId}, token ${redactSecrets(token)})` };
+}
+
+/** The options both webhook setup commands take. */
+export const SETUP_OPTIONS = {
+  'base-url': { type: 'string' },
+  'token-file': { type: 'string' },
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  'secret-file': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** --url and --secret configure a webhook, so only `set` takes them. */
+export function refuseSetOnlyOptions(command: string, action: string, values: { url?: unknown; secret?: unknown; 'secret-file'?: unknown }): void {
+  if (action !== 'set' && (values.url !== undefined || values.secret !== undefined || values['secret-file'] !== undefined)) {
+    throw usageError(`--url and --secret belong to ${command} set, not ${action}`);
+  }
 }

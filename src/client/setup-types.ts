@@ -23,8 +23,8 @@ export interface VersionInfo {
   [field: string]: unknown;
 }
 
-/** The state of the bot webhook; the secret is never part of it. */
-export interface BotWebhookState {
+/** The state both webhooks report; the secret is never part of it. */
+export interface WebhookStateBase {
   url: string;
   enabled: boolean;
   disabledAt: SvcTimestamp | null;
@@ -35,16 +35,12 @@ export interface BotWebhookState {
   [field: string]: unknown;
 }
 
-/** The state of a board webhook; the secret is never part of it. */
-export interface BoardWebhookState {
-  url: string;
+/** The state of the bot webhook. */
+export type BotWebhookState = WebhookStateBase;
+
+/** The state of a board webhook. */
+export interface BoardWebhookState extends WebhookStateBase {
   hasSecret: boolean;
-  enabled: boolean;
-  disabledAt: SvcTimestamp | null;
-  failingSince: SvcTimestamp | null;
-  lastOkAt: SvcTimestamp | null;
-  lastError: unknown;
-  pending: unknown;
   /** `PLAN` when paused because the plan dropped below Business; other values may come. */
   pausedReason: string | null;
   [field: string]: unknown;

@@ -4,7 +4,7 @@ import { formatFields } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { optionalSecret } from '../read-input';
-import { setupClient } from '../setup-client';
+import { refuseSetOnlyOptions, SETUP_OPTIONS, setupClient } from '../setup-client';
 
 const help = `Usage: svc-webhooks board-webhook set|get|delete|ping --board <id> [options]
 
@@ -46,12 +46,7 @@ export const boardWebhookCommand: Command = {
   async run(args, io) {
     const { values, positionals, help: wantsHelp } = parseOptions('board-webhook', args, {
       board: { type: 'string' },
-      'base-url': { type: 'string' },
-      'token-file': { type: 'string' },
-      url: { type: 'string' },
-      secret: { type: 'string' },
-      'secret-file': { type: 'string' },
-      json: { type: 'boolean' },
+      ...SETUP_OPTIONS,
     });
     if (wantsHelp) {
       io.stdout.write(help);
@@ -59,9 +54,7 @@ export const boardWebhookCommand: Command = {
     }
     if (positionals.length !== 1) throw usageError('board-webhook takes one action: set, get, delete or ping (see svc-webhooks board-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping'] as const, 'the action')!;
-    if (action !== 'set' && (values.url !== undefined || values.secret !== undefined || values['secret-file'] !== undefined)) {
-      throw usageError(`--url and --secret belong to board-webhook set, not ${action}`);
-    }
+    refuseSetOnlyOptions('board-webhook', action, values);
     const board = values.board;
     if (board === undefined || board.trim() === '') throw usageError('--board <id> is required');
     const { client } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV);

@@ -4,7 +4,7 @@ import { formatFields } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { requiredSecret } from '../read-input';
-import { setupClient } from '../setup-client';
+import { refuseSetOnlyOptions, SETUP_OPTIONS, setupClient } from '../setup-client';
 
 const help = `Usage: svc-webhooks bot-webhook set|get|delete [options]
 
@@ -39,23 +39,14 @@ export const botWebhookCommand: Command = {
   summary: 'set, get or delete the bot webhook (bot token from SVC_BOT_TOKEN)',
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('bot-webhook', args, {
-      'base-url': { type: 'string' },
-      'token-file': { type: 'string' },
-      url: { type: 'string' },
-      secret: { type: 'string' },
-      'secret-file': { type: 'string' },
-      json: { type: 'boolean' },
-    });
+    const { values, positionals, help: wantsHelp } = parseOptions('bot-webhook', args, SETUP_OPTIONS);
     if (wantsHelp) {
       io.stdout.write(help);
       return 0;
     }
     if (positionals.length !== 1) throw usageError('bot-webhook takes one action: set, get or delete (see svc-webhooks bot-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete'] as const, 'the action')!;
-    if (action !== 'set' && (values.url !== undefined || values.secret !== undefined || values['secret-file'] !== undefined)) {
-      throw usageError(`--url and --secret belong to bot-webhook set, not ${action}`);
-    }
+    refuseSetOnlyOptions('bot-webhook', action, values);
     const { client, caller: who } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV);
     const json = values.json === true;
 
