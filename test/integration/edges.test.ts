@@ -60,7 +60,7 @@ describe.each(expressVersions)('in %s', (_name, expressLib) => {
   describe('a handler that throws a hostile value', () => {
     it.each(hostileThrowables())('%s: answered 500 handler_failed as JSON, logged, onError told, nothing reaches Express', async (_what, thrown) => {
       const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
       const board = svcBoardWebhook({ secret: BOARD_SECRET, logger });
       const onError = jest.fn();
       board.on('task.created', () => {
@@ -104,7 +104,7 @@ describe.each(expressVersions)('in %s', (_name, expressLib) => {
   describe('an onError or onDelivery listener that throws a hostile value', () => {
     it.each(hostileThrowables())('%s: the answer is unchanged, the failure logged, the process untouched', async (_what, thrown) => {
       const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
       const board = svcBoardWebhook({ secret: BOARD_SECRET, logger });
       board.on('task.created', () => {
         throw new Error('handler failure');
@@ -197,7 +197,7 @@ describe('one delivery id spelled two ways', () => {
 
   it('reaches handlers, the store, the log and onDelivery in the canonical lower-case form', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
     const claimed: string[] = [];
     const store = memoryStore();
     const spyStore: DeliveryStore = {
@@ -309,8 +309,9 @@ describe('a signed body that is not valid UTF-8', () => {
 describe('a handler that never settles', () => {
   it('keeps its claim until `abandonAfter`, then the claim is released, the run logged as abandoned, and the retry runs the handlers', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 40, abandonAfter: 150 });
+    const { logger } = memory;
+    // Margins wide enough for a loaded machine: renewals every ~67 ms keep a 200 ms lease alive.
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 200, abandonAfter: 1200 });
     let calls = 0;
     board.on('task.created', () => {
       calls++;
@@ -318,10 +319,11 @@ describe('a handler that never settles', () => {
     });
     const app = appWith(expressLib5(), board);
     const event = fixture('board', 'task.created');
+    const started = Date.now();
     await post(app, PATH, signBoard(event)).expect(503);
-    await sleep(60);
+    await sleep(500); // two leases: only renewal keeps the claim
     expect((await post(app, PATH, signBoard(event))).status).toBe(409);
-    await sleep(150);
+    await sleep(Math.max(0, started + 1400 - Date.now()));
     expect(memory.lines.some((l) => l.level === 50 && /abandon/.test(l.msg) && l.deliveryId === event.id)).toBe(true);
     await post(app, PATH, signBoard(event)).expect(200, { ok: true });
     expect(calls).toBe(2);
@@ -391,7 +393,7 @@ describe('a store whose commit fails for a moment', () => {
 
   it('gives up when the lease would end, logging that a repeat would run again', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
     const { store, commits } = blinkingStore(Number.POSITIVE_INFINITY, () => {
       throw hostileThrowables()[0]![1];
     });

@@ -1,0 +1,62 @@
+/**
+ * A Stryker ignorer: leaves message text alone. Tests assert an error's `code` and status, never its
+ * message (the message is for people and may change), and log lines are asserted by their fields,
+ * so a mutant that only rewrites the words of a message can never be killed and says nothing about
+ * the tests. Everything else in those expressions (which error, which code, which fields) is still
+ * mutated.
+ *
+ * Ignored: the message argument of `new SvcWebhookError(code, message)`, `new Error(message)` and
+ * the other built-in errors, `new AggregateError(errors, message)`, `malformed(message)` (a
+ * SvcWebhookError maker), and the message string of a pino call (`log.warn(fields, message)`).
+ */
+
+const ERROR_MESSAGE_ARGUMENT = new Map([
+  ['SvcWebhookError', 1],
+  ['AggregateError', 1],
+  ['Error', 0],
+  ['TypeError', 0],
+  ['RangeError', 0],
+]);
+const MESSAGE_FUNCTIONS = new Map([['malformed', 0]]);
+const LOG_METHODS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+
+/** Text: a string, a template, a concatenation of them, or a choice between them. */
+function isText(node) {
+  switch (node.type) {
+    case 'StringLiteral':
+    case 'TemplateLiteral':
+      return true;
+    case 'BinaryExpression':
+      return node.operator === '+' && (isText(node.left) || isText(node.right));
+    case 'ConditionalExpression':
+      return isText(node.consequent) && isText(node.alternate);
+    default:
+      return false;
+  }
+}
+
+function calleeName(callee) {
+  return callee.type === 'Identifier' ? callee.name : undefined;
+}
+
+const messageText = {
+  shouldIgnore(path) {
+    if (path.listKey !== 'arguments' || !isText(path.node)) return undefined;
+    const call = path.parent;
+    const index = path.key;
+    if (call.type === 'NewExpression' && ERROR_MESSAGE_ARGUMENT.get(calleeName(call.callee)) === index) {
+      return 'message text of an error: tests assert its code, not its words';
+    }
+    if (call.type !== 'CallExpression') return undefined;
+    if (MESSAGE_FUNCTIONS.get(calleeName(call.callee)) === index) return 'message text of an error: tests assert its code, not its words';
+    const callee = call.callee;
+    if (callee.type === 'MemberExpression' && callee.property.type === 'Identifier' && LOG_METHODS.has(callee.property.name)) {
+      return 'message text of a log line: tests assert its fields, not its words';
+    }
+    return undefined;
+  },
+};
+
+// The shape `declareValuePlugin(PluginKind.Ignore, ...)` returns, written out so that this file needs
+// no import from Stryker's packages.
+export const strykerPlugins = [{ kind: 'Ignore', name: 'MessageText', value: messageText }];
