@@ -14,6 +14,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { boardEventTypes } from '../generated/board-types';
 import { botEventKinds } from '../generated/bot-types';
+import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import type { HandlerCall } from '../route/run-handlers';
 
@@ -212,8 +213,16 @@ export class DeliveryTrace {
     });
   }
 
-  /** Ends the delivery span and records the metric points. */
+  /** Ends the delivery span and records the metric points; a telemetry fault never changes the answer. */
   end(end: DeliveryEnd): void {
+    try {
+      this.record(end);
+    } catch {
+      // An SDK that throws has nowhere to report to; the delivery's answer is already decided.
+    }
+  }
+
+  private record(end: DeliveryEnd): void {
     const kind = end.kind === undefined ? undefined : KNOWN_KINDS.has(end.kind) ? end.kind : 'other';
     const span = this.span;
     if (span !== undefined) {
@@ -238,20 +247,11 @@ export class DeliveryTrace {
   }
 }
 
-/** Records what a handler threw on its span, read defensively: the value may be hostile. */
+/** Records what a handler threw on its span, read through a safe copy: the value may be hostile. */
 function failed(otel: Api, span: OtelApi.Span, err: unknown): void {
-  const { type, message } = describe(err);
-  span.recordException({ name: type, message });
-  span.setAttribute('error.type', type);
-  span.setStatus({ code: otel.SpanStatusCode.ERROR, message });
+  const safe = safeError(err);
+  span.recordException(safe);
+  span.setAttribute('error.type', safe.name);
+  span.setStatus({ code: otel.SpanStatusCode.ERROR, message: safe.message });
   span.end();
-}
-
-function describe(value: unknown): { type: string; message: string } {
-  try {
-    if (value instanceof Error) return { type: String(value.name), message: String(value.message) };
-    return { type: typeof value, message: String(value) };
-  } catch {
-    return { type: 'unknown', message: 'a thrown value that cannot be described' };
-  }
 }
