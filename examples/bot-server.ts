@@ -44,7 +44,7 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
     ctx.log.info({ room: data.message.roomId, length: data.message.content.length }, 'message received');
   })
   .command('deploy', (data, ctx) => {
-    ctx.log.info({ args: data.message.command?.args }, 'deploy command received');
+    ctx.log.info({ args: data.message.command.args }, 'deploy command received');
   })
   .command('ping', (_data, ctx) => {
     ctx.log.info('ping command received');

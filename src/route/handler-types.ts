@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
-import type { BotEventData, BotWebhookUpdate } from '../generated/bot-types';
+import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
 
 export type Awaitable<T> = T | PromiseLike<T>;
 
@@ -39,6 +39,9 @@ export interface BotContext extends DeliveryContext {
   /** The whole BotWebhookUpdate. */
   readonly update: BotWebhookUpdate;
 }
+
+/** The `messageCreate` data a `.command()` handler gets: its message always carries the command. */
+export type CommandData = MessageCreateData & { message: Message & { command: Command } };
 
 export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E>) => Awaitable<unknown>;
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
