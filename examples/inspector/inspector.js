@@ -92,7 +92,7 @@ function toggle(tr, delivery) {
   detail.className = 'detail';
   const td = document.createElement('td');
   td.colSpan = tr.children.length;
-  if (delivery.problems && delivery.problems.length > 0) td.append(problemList(delivery.problems));
+  if (delivery.problems && delivery.problems.length > 0) td.append(note('failing', 'Where the body does not match the schema:'), problemList(delivery.problems));
   if (delivery.body !== undefined) {
     td.append(note('verified', 'Verified body:'));
     const pre = document.createElement('pre');
