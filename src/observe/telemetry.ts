@@ -1,8 +1,8 @@
 /**
  * OpenTelemetry traces and metrics of the receiver, through `@opentelemetry/api` (an optional peer
  * dependency). The api is loaded on first use and only if installed; each delivery then asks it
- * whether a tracer or meter provider is registered, and does nothing more when neither is: two
- * property reads per delivery. The application registers the providers (an SDK); the library never
+ * whether a tracer or meter provider is registered, and does nothing more when neither is: one
+ * property read per delivery while nothing at all is registered with the api, a few more otherwise. The application registers the providers (an SDK); the library never
  * depends on one.
  *
  * Conventions: the messaging semantic conventions' attributes (`messaging.system`,
@@ -28,6 +28,12 @@ export const METRIC_DURATION = 'svc.webhook.delivery.duration';
 export const METRIC_DELIVERIES = 'svc.webhook.deliveries';
 /** Seconds; the messaging conventions' recommended boundaries, from 5 ms to 10 s (svc's deadline). */
 export const DURATION_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/**
+ * Where @opentelemetry/api 1.x keeps whatever is registered with it (providers, context manager,
+ * propagator, diag logger). Until anything is, it is absent: one property read tells telemetry is off.
+ */
+const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
 
 /** Event kinds that may be a metric label; any other kind a sender invents is counted as `other`. */
 const KNOWN_KINDS = new Set<string>([...boardEventTypes, ...botEventKinds]);
@@ -119,7 +125,7 @@ export class DeliveryTelemetry {
   /** The trace of one delivery, or undefined (at no further cost) when no provider is registered. */
   start(): DeliveryTrace | undefined {
     const otel = this.otel;
-    if (otel === null) return undefined;
+    if (otel === null || (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return undefined;
     const tracer = tracerOf(otel);
     const instruments = instrumentsOf(otel);
     if (tracer === undefined && instruments === undefined) return undefined;

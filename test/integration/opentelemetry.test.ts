@@ -70,6 +70,15 @@ describe('OpenTelemetry', () => {
       expect(new DeliveryTelemetry('board').start()).toBeUndefined();
     });
 
+    it('starts no trace either when the api holds something else, such as a context manager, but no provider', () => {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      try {
+        expect(new DeliveryTelemetry('board').start()).toBeUndefined();
+      } finally {
+        context.disable();
+      }
+    });
+
     it('answers deliveries as usual', async () => {
       const app = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger }).on('task.created', () => undefined));
       const res = await post(app, '/webhooks/board', signBoard(fixture('board', 'task.created')));
