@@ -1,6 +1,7 @@
 // `npm run test:package`: packs the library as `npm publish` would, installs the tarball into
 // throw-away consumer projects (ESM, CommonJS, plain `require`, TypeScript under each module
-// resolution), and in each type-checks and runs a two-line receiver that answers a signed delivery.
+// resolution), and in each type-checks and runs a two-line receiver that answers a signed delivery;
+// then installs the library from its git repository, which must build dist/ on the way.
 // Installs resolve from the local npm cache first (`--prefer-offline`), so a warm machine needs no
 // network. Exits non-zero, with the failing step's output, when any consumer fails.
 import { execFileSync } from 'node:child_process';
@@ -159,6 +160,19 @@ try {
     }
     console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery`);
   }
+  // Installed from git, as `npm install <git url>` does: npm clones, installs the dev dependencies,
+  // runs `prepare` (the build) and packs. It installs the last commit, not uncommitted changes.
+  const commit = run('git', ['rev-parse', 'HEAD'], root).trim();
+  const gitDir = join(work, 'from-git');
+  write(gitDir, {
+    'package.json': { name: 'consumer-from-git', version: '1.0.0', private: true, dependencies: { 'svc-webhooks': `git+file://${root}#${commit}` } },
+    'main.js': RECEIVER.imports.cjs + RECEIVER.body(false),
+  });
+  run(npm, INSTALL, gitDir);
+  if (!existsSync(join(gitDir, 'node_modules', 'svc-webhooks', 'dist', 'index.js'))) throw new Error('installed from git, the package has no dist/');
+  const fromGit = run(process.execPath, ['main.js'], gitDir).trim();
+  if (fromGit !== 'ok') throw new Error(`from-git: the receiver printed ${JSON.stringify(fromGit)}`);
+  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepare, received a signed delivery`);
   console.log(`package test passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (err) {
   failed = true;
