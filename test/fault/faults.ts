@@ -1,0 +1,85 @@
+import type { ReceiverSlot } from './receivers';
+import type { StoreServer } from './store-kind';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the fault program did, for the summary. */
+export interface FaultLog {
+  receiverKills: number;
+  receiverTerms: number;
+  storeFreezes: number;
+  storeKills: number;
+}
+
+/**
+ * The faults, one after another while the sender runs: receivers killed -9 with handlers in flight
+ * (and restarted), one closed by SIGTERM under load, the store frozen (SIGSTOP, shorter than the
+ * claim lease) and killed -9 and restarted from its durable data, and receivers killed while the
+ * store is away (their commits still waiting). Stops early once `done()` says the sender finished.
+ */
+export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot[], done: () => boolean): Promise<FaultLog> {
+  const log: FaultLog = { receiverKills: 0, receiverTerms: 0, storeFreezes: 0, storeKills: 0 };
+  const [a, b, c] = slots as [ReceiverSlot, ReceiverSlot, ReceiverSlot];
+  const killReceiver = async (slot: ReceiverSlot, withinMs = 1500) => {
+    await slot.killWithRunsInFlight(withinMs);
+    log.receiverKills++;
+    return () => slot.start();
+  };
+  const freezeStore = () => {
+    store.freeze();
+    log.storeFreezes++;
+  };
+  const killStore = async () => {
+    await store.kill();
+    log.storeKills++;
+  };
+  const steps: Array<() => Promise<void>> = [
+    async () => void (await (await killReceiver(a))()),
+    async () => {
+      freezeStore();
+      await sleep(1500);
+      store.thaw();
+    },
+    async () => void (await (await killReceiver(b))()),
+    async () => {
+      await c.terminate(3000, 3);
+      log.receiverTerms++;
+      await c.start();
+    },
+    async () => {
+      await killStore();
+      await sleep(2000);
+      await store.restart();
+    },
+    async () => {
+      // A receiver killed while its commits wait on a frozen store: they timed out, it answered
+      // 2xx and kept retrying them in the background.
+      await a.runsInFlight(1000);
+      freezeStore();
+      await sleep(900);
+      const restartA = await killReceiver(a, 0);
+      await sleep(600);
+      store.thaw();
+      await restartA();
+    },
+    async () => {
+      // The same while the store is down.
+      await b.runsInFlight(1000);
+      await killStore();
+      // Past the store's command timeout: b has answered 2xx and retries its commits in the background.
+      await sleep(900);
+      const restartB = await killReceiver(b, 0);
+      await sleep(1100);
+      await store.restart();
+      await restartB();
+    },
+    async () => void (await (await killReceiver(c))()),
+  ];
+  await sleep(2500);
+  for (const step of steps) {
+    if (done()) break;
+    await step();
+    await sleep(1500);
+  }
+  return log;
+}
