@@ -49,6 +49,7 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers: slots.flatMap((s) => s.records()), states });
     const violations = [...verdict.violations];
     if (sent.givenUp.length > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries after a day of retries`);
+    if (sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.repeatsGivenUp} repeats of delivered deliveries after a day of retries`);
     if (performance.now() - started > config.budgetMs) violations.push(`the run took longer than its budget of ${config.budgetMs} ms`);
     console.log(summary({ kind, store, slots, sent, faults, figures: verdict.figures, seconds: (performance.now() - started) / 1000, violations }));
     passed = violations.length === 0;

@@ -24,6 +24,8 @@ export interface SenderResult {
   readonly ids: readonly string[];
   /** Deliveries that never got a 2xx within their day. */
   readonly givenUp: readonly string[];
+  /** Repeats of delivered deliveries that never got a 2xx (a duplicate must be answered 200 too). */
+  readonly repeatsGivenUp: number;
   readonly answers: readonly Answer[];
   readonly repeats: number;
   readonly concurrent: number;
@@ -56,6 +58,7 @@ export class Sender {
   private repeats = 0;
   private concurrent = 0;
   private upperCase = 0;
+  private repeatsGivenUp = 0;
   private stopped = false;
   /** Every sending under way; repeats add theirs while the run goes on. */
   private readonly chains: Array<Promise<void>> = [];
@@ -86,6 +89,7 @@ export class Sender {
     return {
       ids: deliveries.map((d) => d.id),
       givenUp: this.givenUp,
+      repeatsGivenUp: this.repeatsGivenUp,
       answers: this.answers,
       repeats: this.repeats,
       concurrent: this.concurrent,
@@ -123,7 +127,8 @@ export class Sender {
       if (kind === 'concurrent' || (kind === 'first' && delivery.delivered)) return;
       const delay = DELAYS[failures];
       if (delay === undefined || this.svcNow() + delay - bornAt > DELIVERY_LIFETIME_MS) {
-        if (!delivery.delivered) this.givenUp.push(delivery.id);
+        if (kind === 'repeat') this.repeatsGivenUp++;
+        else if (!delivery.delivered) this.givenUp.push(delivery.id);
         return;
       }
       await sleep(delay / config.clockScale);

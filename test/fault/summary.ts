@@ -26,7 +26,7 @@ export function summary({ kind, store, slots, sent, faults, figures: f, seconds,
   const causes = (Object.keys(EXTRA_RUN_CAUSES) as Array<keyof typeof EXTRA_RUN_CAUSES>).map((c) => `${EXTRA_RUN_CAUSES[c]}: ${f.extraRuns[c]}`).join('; ');
   const lines = [
     `fault test, store ${kind.name} (${store.durability}): ${f.deliveries} deliveries to ${slots.length} receivers (${slots.map((s) => s.mount).join(', ')}), svc clock x${config.clockScale}, ${seconds.toFixed(1)} s`,
-    `  sender:        ${sent.answers.length} requests (${statuses}); ${sent.repeats} repeats of delivered deliveries (${sent.upperCase} with the id in upper case), ${sent.concurrent} sent to two receivers at once; gave up on ${f.givenUp}`,
+    `  sender:        ${sent.answers.length} requests (${statuses}); ${sent.repeats} repeats of delivered deliveries (${sent.upperCase} with the id in upper case), ${sent.concurrent} sent to two receivers at once; gave up on ${f.givenUp} deliveries, ${sent.repeatsGivenUp} repeats`,
     `  faults:        receivers killed -9: ${faults.receiverKills} (runs in flight cut: ${f.cutBeforeEffect} before their side effect, ${f.cutAfterEffect} after it); SIGTERM under load: ${faults.receiverTerms}; store SIGSTOP/SIGCONT: ${faults.storeFreezes}; store killed -9 and restarted: ${faults.storeKills}`,
     `  handler runs:  ${f.runs} (${f.failedRuns} failed on purpose and retried)`,
     `  lost:          ${f.lost}`,

@@ -200,11 +200,13 @@ export function judge(evidence: Evidence): Verdict {
     if (at === undefined) continue;
     closes++;
     if (receiver.exitCode !== 0) violations.push(`pid ${receiver.pid} exited with ${receiver.exitCode} after SIGTERM`);
-    const runs = allRuns.filter((r) => r.pid === receiver.pid);
-    inFlightAtClose += runs.filter((r) => r.start <= at && r.end > at).length;
-    const unfinished = runs.filter((r) => r.end === Infinity).length;
-    const uncommitted = [...answered2xx].filter(([id, answers]) => evidence.states.get(id) !== 'done' && answers.some((a) => a.pid === receiver.pid)).length;
-    closeLost += unfinished + uncommitted;
+    // What was running when the signal came must finish, and what succeeded must be committed.
+    const inFlight = allRuns.filter((r) => r.pid === receiver.pid && r.start <= at && r.end > at);
+    inFlightAtClose += inFlight.length;
+    for (const run of inFlight.filter((r) => r.end === Infinity || (r.effectAt !== undefined && evidence.states.get(r.id) !== 'done'))) {
+      closeLost++;
+      violations.push(`the graceful close of pid ${receiver.pid} lost its run of ${run.id}`);
+    }
   }
 
   const receivers = evidence.receivers.filter((r) => r.killedAt !== undefined);
