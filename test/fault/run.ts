@@ -15,13 +15,13 @@ import { join } from 'node:path';
 import { freePort } from '../support/net';
 import { endAll } from './children';
 import { config, mounts } from './config';
-import { runFaults } from './faults';
+import { runFaults, type FaultLog } from './faults';
 import { ReceiverSlot } from './receivers';
 import { Sender } from './sender';
 import type { StoreKind, StoreServer } from './store-kind';
 import { storeKind, storeKinds } from './stores';
 import { summary } from './summary';
-import { judge } from './verdict';
+import { judge, type Figures } from './verdict';
 
 async function runAgainst(kind: StoreKind): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), `svc-webhooks-fault-${kind.name}-`));
@@ -46,10 +46,11 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     // Every receiver closes gracefully, so that what it still commits is in the store when read.
     await Promise.all(slots.map((s) => s.terminate(0)));
     const states = await store.states(sent.ids);
-    const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers: slots.flatMap((s) => s.records()), states });
+    const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers: slots.flatMap((s) => s.records()), states, leaseMs: config.leaseMs });
     const violations = [...verdict.violations];
     if (sent.givenUp.length > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries after a day of retries`);
     if (sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.repeatsGivenUp} repeats of delivered deliveries after a day of retries`);
+    violations.push(...unbitten(verdict.figures, faults));
     if (performance.now() - started > config.budgetMs) violations.push(`the run took longer than its budget of ${config.budgetMs} ms`);
     console.log(summary({ kind, store, slots, sent, faults, figures: verdict.figures, seconds: (performance.now() - started) / 1000, violations }));
     passed = violations.length === 0;
@@ -60,6 +61,18 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     if (passed) rmSync(dir, { recursive: true, force: true });
     else console.log(`receiver logs and effect files kept in ${dir}`);
   }
+}
+
+/** A run whose faults hit nothing proves nothing: say so rather than pass. */
+function unbitten(f: Figures, faults: FaultLog): string[] {
+  const problems: string[] = [];
+  if (faults.receiverKills === 0 || f.cutBeforeEffect + f.cutAfterEffect === 0) problems.push('no kill -9 cut a handler run in flight');
+  if (faults.receiverTerms === 0 || f.inFlightAtClose === 0) problems.push('no SIGTERM came with handler runs in flight');
+  if (faults.storeFreezes === 0 || faults.storeKills === 0 || !Object.keys(f.statuses).some((s) => s.endsWith('store_unavailable'))) {
+    problems.push('the store faults did not reach the receivers');
+  }
+  if (!Object.keys(f.statuses).includes('200 duplicate')) problems.push('no repeat was answered as a duplicate');
+  return problems;
 }
 
 async function main(): Promise<void> {

@@ -28,7 +28,11 @@ export interface StoreServer {
   close(): Promise<void>;
 }
 
-/** One store under test: how to run its server (in the test) and how to open it (in a receiver). */
+/**
+ * One store under test: how to run its server (in the test) and how to open it (in a receiver).
+ * A new store joins the fault test as one more `StoreKind` in stores/, listed in stores/index.ts;
+ * `npm run test:fault -- <name>` runs only it.
+ */
 export interface StoreKind {
   readonly name: string;
   /** Starts a server with its data under `dir`. Fails, with how to install it, when the server is missing. */

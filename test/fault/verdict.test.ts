@@ -19,7 +19,7 @@ function ok(id: string, pid: number, at: number, duplicate = false): Answer {
 }
 
 function evidence(receivers: ReceiverRecord[], answers: Answer[], states: Record<string, KeyState> = { [A]: 'done', [B]: 'done' }): Evidence {
-  return { ids: [A, B], givenUp: [], answers, receivers, states: new Map(Object.entries(states)) };
+  return { ids: [A, B], givenUp: [], answers, receivers, states: new Map(Object.entries(states)), leaseMs: 5000 };
 }
 
 const handledOnce: ReceiverRecord = {
@@ -85,6 +85,18 @@ describe('the fault test verdict', () => {
     const cut = judge(evidence([{ ...handledOnce, killedAt: 30 }], [ok(A, 1, 14), ok(B, 1, 24)], { [A]: 'absent', [B]: 'done' }));
     expect([cut.figures.commitsLost, cut.figures.commitsCut]).toEqual([0, 1]);
     expect(cut.violations).toEqual([]);
+  });
+
+  it('does not blame a lost commit on a kill that came after the commit had stopped being retried', () => {
+    const late = judge(evidence([{ ...handledOnce, killedAt: 6000 }], [ok(A, 1, 14), ok(B, 1, 24)], { [A]: 'absent', [B]: 'done' }));
+    expect([late.figures.commitsLost, late.figures.commitsCut]).toEqual([1, 0]);
+  });
+
+  it('does not explain a second run by a kill that came more than a lease after the first run', () => {
+    const killedLate: ReceiverRecord = { ...handledOnce, killedAt: 7000 };
+    const again: ReceiverRecord = { pid: 2, lines: lines(['S', A, 9000], ['E', A, 9002], ['R', A, 9003]) };
+    const { figures } = judge(evidence([killedLate, again], [ok(B, 1, 24), ok(A, 2, 9004)]));
+    expect(figures.extraRuns.unexplained).toBe(1);
   });
 
   it('holds a SIGTERMed receiver to finishing its runs, committing what it answered and exiting 0', () => {

@@ -20,6 +20,8 @@ export interface Evidence {
   readonly receivers: readonly ReceiverRecord[];
   /** The store's state of each id once every receiver has closed. */
   readonly states: ReadonlyMap<string, KeyState>;
+  /** The receivers' claim lease: a commit is retried no longer, so only a kill within it can cut one. */
+  readonly leaseMs: number;
 }
 
 /** Why a delivery's handlers ran to their side effect more than once. */
@@ -169,7 +171,11 @@ export function judge(evidence: Evidence): Verdict {
     for (let i = 1; i < effects.length; i++) {
       const before = effects[i - 1]!;
       const killedAt = byPid.get(before.pid)?.killedAt;
-      const explained = killedAt !== undefined && killedAt + CLOCK_SLACK_MS >= before.effectAt! && killedAt <= effects[i]!.start + CLOCK_SLACK_MS;
+      const explained =
+        killedAt !== undefined &&
+        killedAt + CLOCK_SLACK_MS >= before.effectAt! &&
+        killedAt <= before.effectAt! + evidence.leaseMs &&
+        killedAt <= effects[i]!.start + CLOCK_SLACK_MS;
       const cause: ExtraRunCause = !explained
         ? 'unexplained'
         : (answered2xx.get(id) ?? []).some((a) => a.pid === before.pid)
@@ -184,8 +190,12 @@ export function judge(evidence: Evidence): Verdict {
   let commitsLost = 0;
   for (const [id, answers] of answered2xx) {
     if (evidence.states.get(id) === 'done') continue;
-    // Answered, then killed before the commit reached the store: the crash window, not a lost commit.
-    if (answers.some((a) => a.pid !== undefined && byPid.get(a.pid)?.killedAt !== undefined)) commitsCut++;
+    // Answered, then killed while the commit was still being retried: the crash window, not a lost commit.
+    const cutBy = (a: Answer) => {
+      const killedAt = a.pid === undefined ? undefined : byPid.get(a.pid)?.killedAt;
+      return killedAt !== undefined && killedAt + CLOCK_SLACK_MS >= a.sentAt && killedAt <= a.answeredAt + evidence.leaseMs;
+    };
+    if (answers.some(cutBy)) commitsCut++;
     else {
       commitsLost++;
       violations.push(`delivery ${id} was answered 2xx but is ${evidence.states.get(id) ?? 'absent'} in the store`);
