@@ -10,10 +10,11 @@ import type { KeyState, StoreKind, StoreServer } from '../store-kind';
 const PREFIX = 'fault:';
 
 /**
- * redis-server with AOF and `appendfsync always`: each write is on disk before Redis answers it,
- * so a commit that was acknowledged survives a kill -9 (and a power cut). With `everysec` Redis may
- * answer writes whose AOF write it postponed behind a slow fsync, and a kill then loses them: the
- * test would measure Redis's setting rather than the library.
+ * redis-server with AOF and `appendfsync always`: Redis writes and fsyncs each write before it
+ * answers it, so a commit it acknowledged survives a crash of Redis and of the machine. The test
+ * only kills the process, which `everysec` would survive as well (the write is in the kernel); it
+ * runs the setting the README tells users to run, under which the promise also holds through a
+ * power cut, and whose cost is part of what the receivers see.
  */
 class RedisFaultServer implements StoreServer {
   readonly durability = 'AOF, appendfsync always';
