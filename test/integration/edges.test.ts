@@ -60,7 +60,7 @@ describe.each(expressVersions)('in %s', (_name, expressLib) => {
   describe('a handler that throws a hostile value', () => {
     it.each(hostileThrowables())('%s: answered 500 handler_failed as JSON, logged, onError told, nothing reaches Express', async (_what, thrown) => {
       const memory = memoryLogger();
-    const { logger } = memory;
+      const { logger } = memory;
       const board = svcBoardWebhook({ secret: BOARD_SECRET, logger });
       const onError = jest.fn();
       board.on('task.created', () => {
@@ -104,7 +104,7 @@ describe.each(expressVersions)('in %s', (_name, expressLib) => {
   describe('an onError or onDelivery listener that throws a hostile value', () => {
     it.each(hostileThrowables())('%s: the answer is unchanged, the failure logged, the process untouched', async (_what, thrown) => {
       const memory = memoryLogger();
-    const { logger } = memory;
+      const { logger } = memory;
       const board = svcBoardWebhook({ secret: BOARD_SECRET, logger });
       board.on('task.created', () => {
         throw new Error('handler failure');
@@ -197,7 +197,7 @@ describe('one delivery id spelled two ways', () => {
 
   it('reaches handlers, the store, the log and onDelivery in the canonical lower-case form', async () => {
     const memory = memoryLogger();
-    const { logger } = memory;
+      const { logger } = memory;
     const claimed: string[] = [];
     const store = memoryStore();
     const spyStore: DeliveryStore = {
@@ -309,9 +309,8 @@ describe('a signed body that is not valid UTF-8', () => {
 describe('a handler that never settles', () => {
   it('keeps its claim until `abandonAfter`, then the claim is released, the run logged as abandoned, and the retry runs the handlers', async () => {
     const memory = memoryLogger();
-    const { logger } = memory;
-    // Margins wide enough for a loaded machine: renewals every ~67 ms keep a 200 ms lease alive.
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 200, abandonAfter: 1200 });
+      const { logger } = memory;
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 40, abandonAfter: 1500 });
     let calls = 0;
     board.on('task.created', () => {
       calls++;
@@ -319,12 +318,15 @@ describe('a handler that never settles', () => {
     });
     const app = appWith(expressLib5(), board);
     const event = fixture('board', 'task.created');
-    const started = Date.now();
+    const arrived = Date.now();
     await post(app, PATH, signBoard(event)).expect(503);
-    await sleep(500); // two leases: only renewal keeps the claim
+    await sleep(100); // more than two leases: only renewal keeps the claim
     expect((await post(app, PATH, signBoard(event))).status).toBe(409);
-    await sleep(Math.max(0, started + 1400 - Date.now()));
-    expect(memory.lines.some((l) => l.level === 50 && /abandon/.test(l.msg) && l.deliveryId === event.id)).toBe(true);
+    const abandoned = () => memory.lines.some((l) => l.level === 50 && /abandon/.test(l.msg) && l.deliveryId === event.id);
+    expect(abandoned()).toBe(false);
+    while (!abandoned() && Date.now() - arrived < 5000) await sleep(20);
+    expect(Date.now() - arrived).toBeGreaterThanOrEqual(1500);
+    expect(abandoned()).toBe(true);
     await post(app, PATH, signBoard(event)).expect(200, { ok: true });
     expect(calls).toBe(2);
   });
@@ -339,14 +341,17 @@ describe('a handler that never settles', () => {
   });
 
   it('an abandoned run that finishes later still records the delivery, so a later repeat is a duplicate', async () => {
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeout: 20, abandonAfter: 60 });
+    const memory = memoryLogger();
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memory.logger, timeout: 20, abandonAfter: 60 });
     const gate = deferred();
     const handler = jest.fn(() => gate.promise);
     board.on('task.created', handler);
     const app = appWith(expressLib5(), board);
     const event = fixture('board', 'task.created');
     await post(app, PATH, signBoard(event)).expect(503);
-    await sleep(100);
+    const abandoned = () => memory.lines.some((l) => /abandoned and the claim released/.test(l.msg));
+    for (let i = 0; i < 250 && !abandoned(); i++) await sleep(20);
+    expect(abandoned()).toBe(true);
     gate.resolve();
     await sleep(10);
     await post(app, PATH, signBoard(event)).expect(200, { ok: true, duplicate: true });
@@ -393,7 +398,7 @@ describe('a store whose commit fails for a moment', () => {
 
   it('gives up when the lease would end, logging that a repeat would run again', async () => {
     const memory = memoryLogger();
-    const { logger } = memory;
+      const { logger } = memory;
     const { store, commits } = blinkingStore(Number.POSITIVE_INFINITY, () => {
       throw hostileThrowables()[0]![1];
     });
