@@ -80,6 +80,28 @@ describe('holding the claim of handlers that outlived their deadline', () => {
     await jest.advanceTimersByTimeAsync(100);
     expect(calls).toBe(2);
     expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ deliveryId: 'id', err: expect.objectContaining({ message: 'store blinked' }) }), expect.any(String));
+    hold.stop();
+  });
+
+  it('a store without extend is never asked to renew: nothing fails, nothing is logged', async () => {
+    const { store } = recordingStore(false);
+    const warn = jest.fn();
+    const hold = holdClaim(store, 'id', 't', 300, 60_000, { warn, error: jest.fn() } as never, () => undefined);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(warn).not.toHaveBeenCalled();
+    hold.stop();
+  });
+});
+
+describe('the timers that hold a claim', () => {
+  const refTimers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('never keep the process alive: a receiver can exit while a hung handler holds its claim', () => {
+    const { store } = recordingStore();
+    const before = refTimers();
+    const hold = holdClaim(store, 'id', 't', 300, 60_000, silentLogger, () => undefined);
+    expect(refTimers()).toBe(before);
     hold.stop();
   });
 });

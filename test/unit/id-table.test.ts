@@ -1,0 +1,70 @@
+import { IdTable, idWords } from '../../src/dedup/id-table';
+
+/** Ids as their four words, so that a test can choose which words are zero. */
+function words(w0: number, w1: number, w2: number, w3: number): Uint32Array {
+  return Uint32Array.of(w0, w1, w2, w3);
+}
+
+/**
+ * A family of distinct ids whose only non-zero word is `position`. An empty slot is all zeros, so
+ * a table that judged a slot empty by fewer than its four words would stop a probe too early for
+ * some of these ids.
+ */
+function family(position: number, count: number, offset = 1): Uint32Array[] {
+  return Array.from({ length: count }, (_, i) => {
+    const w = new Uint32Array(4);
+    w[position] = offset + i;
+    return w;
+  });
+}
+
+describe('the id table', () => {
+  // 700 ids in 1,024 slots: below the 3/4 load that grows the table, so probe chains are long.
+  it.each([0, 1, 2, 3])('finds every id whose only non-zero word is word %i, among many in long probe chains', (position) => {
+    const table = new IdTable();
+    const added = family(position, 700);
+    for (const w of added) table.add(w);
+    expect(table.size).toBe(700);
+    expect(added.filter((w) => !table.has(w))).toEqual([]);
+    expect(family(position, 700, 10_000).filter((w) => table.has(w))).toEqual([]);
+  });
+
+  it('tells apart ids that differ in one word only', () => {
+    const table = new IdTable();
+    table.add(words(1, 2, 3, 4));
+    expect(table.has(words(1, 2, 3, 4))).toBe(true);
+    for (const w of [words(9, 2, 3, 4), words(1, 9, 3, 4), words(1, 2, 9, 4), words(1, 2, 3, 9)]) expect(table.has(w)).toBe(false);
+  });
+
+  it('counts an id added twice once, the all-zero id included', () => {
+    const table = new IdTable();
+    const zero = words(0, 0, 0, 0);
+    expect(table.has(zero)).toBe(false);
+    table.add(zero);
+    expect(table.size).toBe(1);
+    table.add(zero);
+    expect(table.size).toBe(1);
+    table.add(words(0, 0, 0, 1));
+    table.add(words(0, 0, 0, 1));
+    expect(table.size).toBe(2);
+    expect(table.has(zero)).toBe(true);
+  });
+
+  it('keeps every id when it grows, and doubles its storage', () => {
+    const table = new IdTable();
+    const before = table.bytes;
+    const added = family(3, 5000);
+    for (const w of added) table.add(w);
+    expect(table.bytes).toBeGreaterThanOrEqual(before * 8);
+    expect(added.filter((w) => !table.has(w))).toEqual([]);
+    expect(table.size).toBe(5000);
+  });
+
+  it('reads a UUID as its own 128 bits, in either case', () => {
+    const out = new Uint32Array(4);
+    idWords('01234567-89ab-cdef-0123-456789abcdef', out);
+    expect([...out]).toEqual([0x01234567, 0x89abcdef, 0x01234567, 0x89abcdef]);
+    idWords('01234567-89AB-CDEF-0123-456789ABCDEF', out);
+    expect([...out]).toEqual([0x01234567, 0x89abcdef, 0x01234567, 0x89abcdef]);
+  });
+});
