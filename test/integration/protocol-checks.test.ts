@@ -39,6 +39,7 @@ describe('a board event under schemaPolicy "skip"', () => {
     ['signed text', '+7'],
     ['beyond 2^53', 2 ** 53],
     ['a boolean', true],
+    ['an array of one number', [7]],
     ['missing', undefined],
   ])('with a %s `sequence` is refused 400 schema_violation naming `sequence`', async (_what, sequence) => {
     const { app, handler } = board();
@@ -85,7 +86,69 @@ describe('a board event under schemaPolicy "skip"', () => {
   });
 });
 
+describe('headers that repeat the signed body', () => {
+  it('a board event whose X-Svc-Delivery names another delivery is refused 400 delivery_id_mismatch', async () => {
+    const { app, handler } = board();
+    const res = await post(app, BOARD, signBoard(fixture('board', 'task.created')), { 'X-Svc-Delivery': randomUUID() });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('delivery_id_mismatch');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('a board event whose X-Svc-Event names another type is refused 400 event_type_mismatch', async () => {
+    const { app, handler } = board();
+    const res = await post(app, BOARD, signBoard(fixture('board', 'task.created')), { 'X-Svc-Event': 'task.deleted' });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('event_type_mismatch');
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('a bot update whose X-Svc-Delivery names another delivery is refused 400 delivery_id_mismatch', async () => {
+    const { app, any } = bot();
+    const res = await post(app, BOT, signBot(fixture('bot', 'messageCreate')), { 'X-Svc-Delivery': randomUUID() });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('delivery_id_mismatch');
+    expect(any).not.toHaveBeenCalled();
+  });
+});
+
 describe('a bot update under schemaPolicy "skip"', () => {
+  it.each([
+    ['an array', () => [fixture('bot', 'messageCreate')]],
+    ['a string', () => 'update'],
+    ['without `id`', () => fixture('bot', 'messageCreate', { id: undefined })],
+    ['with a numeric `id`', () => fixture('bot', 'messageCreate', { id: 42 })],
+    ['with an empty `id` (every such update would share one de-dup key)', () => fixture('bot', 'messageCreate', { id: '' })],
+    ['without `event`', () => fixture('bot', 'messageCreate', { event: undefined })],
+    ['whose `event` is an array', () => fixture('bot', 'messageCreate', { event: [{ workspaceId: 'w' }] })],
+  ])('that is %s is refused 400 schema_violation', async (_what, update) => {
+    const { app, any } = bot();
+    const res = await post(app, BOT, signBot(update() as Record<string, unknown>));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('schema_violation');
+    expect(any).not.toHaveBeenCalled();
+  });
+
+  it('whose `createdAt` is a number that reads as a year is refused 400, not judged by its age', async () => {
+    const { app, any } = bot();
+    const res = await post(app, BOT, signBot(fixture('bot', 'messageCreate', { createdAt: 2026 })));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('schema_violation');
+    expect(any).not.toHaveBeenCalled();
+  });
+
+  it('exactly as old as the retry window plus margin is still handled; a millisecond older is refused', async () => {
+    const createdAt = '2026-01-01T00:00:00.000Z';
+    const at = (ms: number) => {
+      const webhook = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger, schemaPolicy: 'skip', now: () => Date.parse(createdAt) + ms });
+      return appWith(express5, webhook.onAny(() => undefined));
+    };
+    const maxAge = 25 * 3600_000;
+    await post(at(maxAge), BOT, signBot(fixture('bot', 'messageCreate', { createdAt }))).expect(200);
+    const res = await post(at(maxAge + 1), BOT, signBot(fixture('bot', 'messageCreate', { createdAt })));
+    expect(res.body.code).toBe('delivery_expired');
+  });
+
   it('whose `event` has two members is refused 400: its kind is ambiguous', async () => {
     const { app, any } = bot();
     const update = fixture('bot', 'messageCreate');

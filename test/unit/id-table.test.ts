@@ -60,6 +60,16 @@ describe('the id table', () => {
     expect(table.size).toBe(5000);
   });
 
+  it('grows to twice its slots once an id would fill more than 3/4 of them', () => {
+    const table = new IdTable();
+    const initial = table.bytes;
+    const added = family(3, 769);
+    for (const w of added.slice(0, 768)) table.add(w);
+    expect(table.bytes).toBe(initial);
+    table.add(added[768]!);
+    expect(table.bytes).toBe(initial * 2);
+  });
+
   it('reads a UUID as its own 128 bits, in either case', () => {
     const out = new Uint32Array(4);
     idWords('01234567-89ab-cdef-0123-456789abcdef', out);

@@ -93,6 +93,7 @@ describe('redis store commands', () => {
     await store.extend('d', 'tok', 2000.1);
     expect(calls[0]!.slice(2)).toEqual([1, 'svc-webhooks:d', 'claim:tok']);
     expect(calls[0]![1]).toContain("redis.call('DEL', KEYS[1])");
+    expect(calls.map((c) => c[0])).toEqual(['EVAL', 'EVAL']);
     expect(calls[1]!.slice(2)).toEqual([1, 'svc-webhooks:d', 'claim:tok', 2001]);
     expect(calls[1]![1]).toContain("redis.call('PEXPIRE', KEYS[1], ARGV[2])");
   });
