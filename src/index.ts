@@ -1,7 +1,19 @@
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './svc-board-webhook';
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './svc-bot-webhook';
-export type { Middleware } from './middleware/http-middleware';
-export { createNodeHandler } from './middleware/node-handler';
+export type { Middleware } from './middleware/node/express-middleware';
+export type { WebhookMiddlewareBase } from './middleware/common-methods';
+export { createNodeHandler } from './middleware/node/node-handler';
+export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './middleware/node/fastify-plugin';
+export { createWebHandler, type WebHandler } from './middleware/web/web-handler';
+export {
+  verifyBoardDelivery,
+  verifyBotDelivery,
+  type VerifyDeliveryInput,
+  type VerifyBoardDeliveryInput,
+  type VerifiedBoardDelivery,
+  type VerifiedBotDelivery,
+} from './verify/verify-delivery';
+export type { HeaderSource } from './internal/headers';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
 export { DEFAULT_PATHS } from './options';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';

@@ -79,7 +79,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key) || (key === 'tolerance' && webhook === 'bot')) throw new TypeError(`svc-webhooks: unknown option \`${key}\``);
   }
-  const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
+  const timeoutMs = numberOption(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
   const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS });
   const policy = options.schemaPolicy ?? 'reject';
   if (!schemaPolicies.includes(policy)) throw new TypeError(`svc-webhooks: \`schemaPolicy\` must be one of ${schemaPolicies.join(', ')}`);
@@ -88,22 +88,27 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     keys: secretKeys(options.secret),
     path: path(options.path ?? DEFAULT_PATHS[webhook]),
     now: options.now ?? Date.now,
-    limit: limit(options.limit),
+    limit: bodyLimit(options.limit),
     timeoutMs,
-    leaseMs: number(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    leaseMs: numberOption(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
     store: options.store ?? memoryStore({ logger }),
     logger,
     schemaPolicy: policy,
-    toleranceSeconds: number(options.tolerance, 300, 'tolerance', 1, 24 * 60 * 60),
+    toleranceSeconds: toleranceOption(options.tolerance),
   };
 }
 
-function number(value: unknown, fallback: number, name: string, min: number, max: number): number {
+export function numberOption(value: unknown, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
     throw new RangeError(`svc-webhooks: \`${name}\` must be a number from ${min} to ${max}`);
   }
   return value;
+}
+
+/** The `tolerance` option in seconds (board). */
+export function toleranceOption(value: unknown): number {
+  return numberOption(value, 300, 'tolerance', 1, 24 * 60 * 60);
 }
 
 function path(value: unknown): string {
@@ -118,7 +123,8 @@ export function normalisePath(pathname: string): string {
 
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 * 1024 };
 
-function limit(value: unknown): number {
+/** The `limit` option in bytes: a number, or a text such as '512kb'. */
+export function bodyLimit(value: unknown): number {
   let bytes = 512 * 1024;
   if (typeof value === 'number') bytes = value;
   else if (typeof value === 'string') {

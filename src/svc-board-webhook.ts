@@ -1,7 +1,7 @@
 import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from './generated/board-types';
 import { boardEventTypes } from './generated/board-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
-import { httpMiddleware } from './middleware/http-middleware';
+import { expressMiddleware } from './middleware/node/express-middleware';
 import { settings, type BoardWebhookOptions } from './options';
 import { boardProtocol } from './receive/board-protocol';
 import { Receiver } from './receive/receiver';
@@ -21,7 +21,7 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Bo
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();
   const receiver = new Receiver(boardProtocol(config.keys, config.toleranceSeconds, { byType, any: lists.any }), config, lists.errorHandlers, lists.deliveryListeners);
-  const middleware = httpMiddleware('svcBoardWebhook', config.path, (req) => receiver.receive(req)) as BoardWebhookMiddleware;
+  const middleware = expressMiddleware('svcBoardWebhook', receiver) as BoardWebhookMiddleware;
   return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
     path: config.path,
     on(type: string | readonly string[], handler: BoardHandler<never>) {

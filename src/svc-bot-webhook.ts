@@ -1,7 +1,7 @@
 import type { BotEventData, BotEventMap, MessageCreateData } from './generated/bot-types';
 import { botEventKinds } from './generated/bot-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
-import { httpMiddleware } from './middleware/http-middleware';
+import { expressMiddleware } from './middleware/node/express-middleware';
 import { settings, type BotWebhookOptions } from './options';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
@@ -29,7 +29,7 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
   const protocol = botProtocol(config.keys, { byKind, byCommand, any: lists.any }, maxAgeMs);
   const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners);
-  const middleware = httpMiddleware('svcBotWebhook', config.path, (req) => receiver.receive(req)) as BotWebhookMiddleware;
+  const middleware = expressMiddleware('svcBotWebhook', receiver) as BotWebhookMiddleware;
   return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
     path: config.path,
     on(kind: string | readonly string[], handler: BotHandler<never>) {

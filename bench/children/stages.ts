@@ -12,6 +12,7 @@ import pino from 'pino';
 import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
+import { NODE_REQUEST } from '../../src/middleware/node/node-request';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
 import { boardProtocol } from '../../src/receive/board-protocol';
@@ -181,7 +182,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
     stage: 'route (delivery, handlers)',
     us: await time(n, batches, () => {
       const delivery = protocol.delivery(payload, req, signature, Date.now());
-      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, Date.now(), logger]);
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, NODE_REQUEST, Date.now(), logger]);
       return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
     }),
   });

@@ -1,5 +1,5 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
-import type { Middleware } from './http-middleware';
+import type { Middleware } from './node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
 export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {

@@ -22,16 +22,16 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
   return {
     webhook: 'board',
     schema: 'board',
-    readSignature: (req, nowMs) => readBoardSignature(req, toleranceSeconds, nowMs),
+    readSignature: (headers, nowMs) => readBoardSignature(headers, toleranceSeconds, nowMs),
     verify: (signature, body) => verifyBoardSignature(keys, signature, body),
-    delivery(payload, req, signature) {
+    delivery(payload, headers, signature) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || typeof payload.type !== 'string') {
         throw malformed('a board event must be an object with string `id` and `type`');
       }
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
-      checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
-      checkHeaderMatches(req, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');
+      checkHeaderMatches(headers, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
+      checkHeaderMatches(headers, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');
       return {
         id: payload.id,
         kind: payload.type,

@@ -31,9 +31,9 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
   return {
     webhook: 'bot',
     schema: 'bot',
-    readSignature: (req) => readBotSignature(req),
+    readSignature: (headers) => readBotSignature(headers),
     verify: (claimed, body) => verifyBotSignature(keys, claimed, body),
-    delivery(payload, req, _signature, nowMs) {
+    delivery(payload, headers, _signature, nowMs) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || !isObject(payload.event)) {
         throw malformed('a bot update must be an object with a string `id` and an `event` object');
       }
@@ -45,7 +45,7 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
       if (nowMs - createdAt > maxAgeMs) {
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
-      checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
+      checkHeaderMatches(headers, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
       return { id: payload.id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
     context: (delivery, init) => new BotDeliveryContext(delivery, init),

@@ -1,17 +1,18 @@
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
+import { checkContentHeaders } from '../capture/check-content-headers';
 import { claimDelivery, holdClaim, settleClaim } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
-import { parseJson } from '../parse/parse-json';
-import type { DeliveryListener, DeliveryRecord, ErrorHandler } from '../route/handler-types';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
 import type { ClaimResult } from '../dedup/delivery-store';
-import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
+import { validatorFor, type SchemaProblem } from '../validate/validate-payload';
+import { RequestScope } from '../route/request-scope';
+import { authenticDelivery } from './authentic-delivery';
 import type { Delivery, Protocol } from './protocol';
+import type { RequestAccess } from './request-access';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -32,7 +33,8 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
  * commit or release. Every stage throws a SvcWebhookError; this is the one place that turns them
- * into responses, logs the delivery and tells the error handlers.
+ * into responses, logs the delivery and tells the error handlers. It takes any request type with
+ * the RequestAccess that reads it; the Express, node:http and Fetch adapters only send the Outcome.
  */
 export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
@@ -48,19 +50,24 @@ export class Receiver<S, D extends Delivery> {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
   }
 
-  async receive(req: IncomingMessage): Promise<Outcome> {
+  /** The path the webhook answers when mounted without a router. */
+  get path(): string {
+    return this.settings.path;
+  }
+
+  async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
     const started = performance.now();
     const receivedAt = this.settings.now();
     if (this.closing) {
-      return this.finish(req, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
+      return this.finish(req, access, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
     }
     this.inFlight++;
     let background = false;
     try {
-      const result = await this.process(req, started, receivedAt, () => {
+      const result = await this.process(req, access, started, receivedAt, () => {
         background = true;
       });
-      return this.finish(req, started, receivedAt, result);
+      return this.finish(req, access, started, receivedAt, result);
     } finally {
       if (!background) this.settled();
     }
@@ -77,17 +84,17 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process(req: IncomingMessage, started: number, now: number, detach: () => void): Promise<Result> {
+  private async process<R>(req: R, access: RequestAccess<R>, started: number, now: number, detach: () => void): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     try {
-      checkContentHeaders(req);
-      const signature = protocol.readSignature(req, now);
-      const body = await readRawBody(req, settings.limit);
-      protocol.verify(signature, body);
-      const payload = parseJson(body);
-      this.validate(payload, req);
-      delivery = protocol.delivery(payload, req, signature, now);
+      const headers = access.headers(req);
+      checkContentHeaders(headers);
+      const signature = protocol.readSignature(headers, now);
+      const body = await access.readBody(req, settings.limit);
+      // The warning closure is made only under the `warn` policy, where it has something to log.
+      const warn = settings.schemaPolicy === 'warn' ? (error: SvcWebhookError, found: SchemaProblem[]) => this.warnSchema(error, found, access.url(req)) : undefined;
+      delivery = authenticDelivery(protocol, signature, body, headers, now, settings.schemaPolicy, warn);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
@@ -96,7 +103,7 @@ export class Receiver<S, D extends Delivery> {
         throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: this.retryAfter() });
       }
 
-      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, now, settings.logger]);
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, access, now, settings.logger]);
       const calls = protocol.calls(delivery, ctx);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
@@ -125,14 +132,8 @@ export class Receiver<S, D extends Delivery> {
     }
   }
 
-  private validate(payload: unknown, req: IncomingMessage): void {
-    const policy = this.settings.schemaPolicy;
-    if (policy === 'skip') return;
-    const found = schemaProblems(validatorFor(this.protocol.schema), payload);
-    if (found.length === 0) return;
-    const error = schemaViolation(found);
-    if (policy === 'reject') throw error;
-    this.settings.logger.warn({ err: error, problems: found, url: req.url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+  private warnSchema(error: SvcWebhookError, found: SchemaProblem[], url: string): void {
+    this.settings.logger.warn({ err: error, problems: found, url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
   }
 
   private async afterLateSettle(id: string, token: string, end: SettledResult, log: Logger): Promise<void> {
@@ -145,7 +146,7 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish(req: IncomingMessage, started: number, receivedAt: number, result: Result): Outcome {
+  private finish<R>(req: R, access: RequestAccess<R>, started: number, receivedAt: number, result: Result): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
@@ -159,14 +160,14 @@ export class Receiver<S, D extends Delivery> {
     const level = error.status >= 500 ? 'error' : 'warn';
     log[level]({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
     this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
-    this.tellErrorHandlers(error, req, delivery);
+    this.tellErrorHandlers(error, req, access, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
       body: JSON.stringify({ ok: false, code: error.code, message: error.message }),
     };
     if (error.retryAfter !== undefined) outcome.retryAfter = error.retryAfter;
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
-    if (!req.complete) outcome.closeConnection = true;
+    if (!access.complete(req)) outcome.closeConnection = true;
     return outcome;
   }
 
@@ -176,8 +177,9 @@ export class Receiver<S, D extends Delivery> {
     this.notify(this.listeners, 'an onDelivery listener failed', (listener) => listener(built));
   }
 
-  private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {
-    const ctx = { webhook: this.protocol.webhook, deliveryId: delivery?.id, kind: delivery?.kind, req, log: this.settings.logger };
+  private tellErrorHandlers<R>(error: SvcWebhookError, req: R, access: RequestAccess<R>, delivery: Delivery | undefined): void {
+    if (this.errorHandlers.length === 0) return;
+    const ctx = new ErrorScope(req, access, this.protocol.webhook, delivery, this.settings.logger);
     this.notify(this.errorHandlers, 'an onError handler failed', (handler) => handler(error, ctx));
   }
 
@@ -188,5 +190,23 @@ export class Receiver<S, D extends Delivery> {
         .then(() => call(observer))
         .catch((err: unknown) => this.settings.logger.error({ err }, what));
     }
+  }
+}
+
+/** The context of the error handlers. */
+class ErrorScope extends RequestScope implements ErrorContext {
+  readonly deliveryId: string | undefined;
+  readonly kind: string | undefined;
+
+  constructor(
+    source: unknown,
+    access: RequestAccess<never>,
+    readonly webhook: 'board' | 'bot',
+    delivery: Delivery | undefined,
+    readonly log: Logger,
+  ) {
+    super(source, access);
+    this.deliveryId = delivery?.id;
+    this.kind = delivery?.kind;
   }
 }

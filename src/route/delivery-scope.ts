@@ -1,12 +1,13 @@
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { RequestAccess } from '../receive/request-access';
 import type { DeliveryContext } from './handler-types';
+import { RequestScope } from './request-scope';
 
 /**
  * The part of a handler's context that every delivery has. The child logger and the AbortSignal
  * are made on first use: most handlers touch neither, and each costs more than the rest of routing.
  */
-export class DeliveryScope implements DeliveryContext {
+export class DeliveryScope extends RequestScope implements DeliveryContext {
   readonly #logger: Logger;
   readonly #kind: string;
   #log: Logger | undefined;
@@ -16,10 +17,12 @@ export class DeliveryScope implements DeliveryContext {
   constructor(
     readonly deliveryId: string,
     kind: string,
-    readonly req: IncomingMessage,
+    source: unknown,
+    access: RequestAccess<never>,
     readonly receivedAt: number,
     logger: Logger,
   ) {
+    super(source, access);
     this.#kind = kind;
     this.#logger = logger;
   }

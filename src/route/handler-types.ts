@@ -12,8 +12,17 @@ export interface DeliveryContext {
   readonly deliveryId: string;
   /** A child logger bound to this delivery. */
   readonly log: Logger;
-  /** The HTTP request (an Express Request when mounted in Express). Its body stream is consumed. */
+  /**
+   * The Node request (an Express Request when mounted in Express), under the Express and node:http
+   * mounts; its body stream is consumed. Under `createWebHandler` there is none: reading it throws a
+   * TypeError that says to use `request`.
+   */
   readonly req: IncomingMessage;
+  /**
+   * The request as a Fetch `Request`, under every mount: the one `createWebHandler` was given, or
+   * one made on first use from the Node request's method, URL and headers. Its body is consumed.
+   */
+  readonly request: Request;
   /** Aborted when the handler deadline (`timeout`) passes: stop work that is no longer awaited. */
   readonly signal: AbortSignal;
   /** When the request arrived, in ms since the epoch (from the `now` option). */
@@ -48,7 +57,10 @@ export interface ErrorContext {
   readonly webhook: 'board' | 'bot';
   readonly deliveryId?: string;
   readonly kind?: string;
+  /** As in DeliveryContext: the Node request, or a TypeError under `createWebHandler`. */
   readonly req: IncomingMessage;
+  /** As in DeliveryContext: the request as a Fetch `Request`. */
+  readonly request: Request;
   readonly log: Logger;
 }
 

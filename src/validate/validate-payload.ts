@@ -46,3 +46,16 @@ export function schemaViolation(found: SchemaProblem[]): SvcWebhookError {
   const where = first ? `: ${first.path} ${first.message}` : '';
   return new SvcWebhookError('schema_violation', `payload does not match the schema${where}`, { details: found });
 }
+
+/** Called when a delivery fails the schema under the `warn` policy, before it is handled anyway. */
+export type SchemaWarning = (error: SvcWebhookError, found: SchemaProblem[]) => void;
+
+/** Applies the schema policy: throws the schema violation under `reject`, reports it under `warn`. */
+export function checkSchema(schema: SchemaName, payload: unknown, policy: SchemaPolicy, warn: SchemaWarning | undefined): void {
+  if (policy === 'skip') return;
+  const found = schemaProblems(validatorFor(schema), payload);
+  if (found.length === 0) return;
+  const error = schemaViolation(found);
+  if (policy === 'reject') throw error;
+  warn?.(error, found);
+}

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalisePath } from '../options';
-import type { Outcome } from '../receive/receiver';
+import { normalisePath } from '../../options';
+import { attachReceiver, type WebhookReceiver } from '../webhook-receiver';
+import { NODE_REQUEST, sendOutcome } from './node-request';
 
 /**
  * An Express middleware, which is also a plain node:http handler when `next` answers 404.
@@ -20,29 +21,29 @@ export function isDeliveryRequest(req: IncomingMessage, path: string, self: Midd
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
   if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
-  const url = r.originalUrl ?? req.url ?? '';
+  return isPath(r.originalUrl ?? req.url ?? '', path);
+}
+
+/** True when the URL's path, without the query, is `path`. */
+export function isPath(url: string, path: string): boolean {
   const query = url.indexOf('?');
   return normalisePath(query === -1 ? url : url.slice(0, query)) === path;
 }
 
-export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
-  if (res.headersSent) return;
-  res.statusCode = outcome.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
-  if (outcome.retryAfter !== undefined) res.setHeader('Retry-After', String(outcome.retryAfter));
-  if (outcome.closeConnection) res.setHeader('Connection', 'close');
-  res.end(outcome.body);
-}
-
-export function httpMiddleware(name: string, path: string, receive: (req: IncomingMessage) => Promise<Outcome>): Middleware {
+/**
+ * The Express adapter: deliveries go to the receiver, every other request to `next()`. The
+ * middleware is the webhook object: the other adapters find its receiver through it.
+ */
+export function expressMiddleware(name: string, receiver: WebhookReceiver): Middleware {
+  const { path } = receiver;
   const middleware: Middleware = (req, res, next) => {
     if (!isDeliveryRequest(req, path, middleware)) {
       next();
       return;
     }
-    receive(req).then((outcome) => sendOutcome(res, outcome), next);
+    receiver.receive(req, NODE_REQUEST).then((outcome) => sendOutcome(res, outcome), next);
   };
   Object.defineProperty(middleware, 'name', { value: name });
+  attachReceiver(middleware, receiver);
   return middleware;
 }

@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { receiverOf } from '../webhook-receiver';
+import { isPath } from './express-middleware';
+import { NODE_REQUEST, sendOutcome } from './node-request';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const NOT_FOUND = '{"ok":false,"code":"not_found","message":"no webhook is mounted at this path"}';
+const INTERNAL = '{"ok":false,"code":"internal_error","message":"internal error"}';
+
+/**
+ * A webhook as a plain node:http request listener: a POST to its `path` is a delivery. Other
+ * requests go to `fallback` when one is given, or are answered 404.
+ *
+ * With an Express app as the fallback, deliveries are received in front of Express instead of inside
+ * it: `http.createServer(createNodeHandler(svcBoardWebhook(secret), app))`. Express re-wires every
+ * request it handles (it swaps the prototypes of `req` and `res`), which makes each later operation
+ * on them slower; a delivery that never enters Express does not pay for that.
+ */
+export function createNodeHandler(webhook: object, fallback?: Listener): Listener {
+  const receiver = receiverOf(webhook, 'createNodeHandler');
+  const { path } = receiver;
+  return function svcNodeHandler(req, res) {
+    if (req.method === 'POST' && isPath(req.url ?? '', path)) {
+      receiver.receive(req, NODE_REQUEST).then(
+        (outcome) => sendOutcome(res, outcome),
+        () => answer(res, 500, INTERNAL),
+      );
+    } else if (fallback !== undefined) {
+      fallback(req, res);
+    } else {
+      answer(res, 404, NOT_FOUND);
+    }
+  };
+}
+
+function answer(res: ServerResponse, status: number, body: string): void {
+  // The receiver fails only when it could not answer at all; a half-sent answer is cut off.
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}

@@ -1,0 +1,22 @@
+import { readWebBody } from '../../capture/read-web-body';
+import type { RequestAccess } from '../../receive/request-access';
+
+/** How the pipeline reads a Fetch `Request`, on any runtime that has one. */
+export const WEB_REQUEST: RequestAccess<Request> = {
+  headers: (request) => request.headers,
+  url: pathAndQuery,
+  readBody: readWebBody,
+  // Unread body bytes are cancelled by the adapter; a Fetch response cannot ask to close the connection.
+  complete: (request) => request.body === null || request.bodyUsed,
+  nodeRequest: () => {
+    throw new TypeError('svc-webhooks: this delivery came through createWebHandler, which has no Node request; use ctx.request (a Fetch Request)');
+  },
+  fetchRequest: (request) => request,
+};
+
+function pathAndQuery(request: Request): string {
+  const url = request.url;
+  const scheme = url.indexOf('://');
+  const path = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
+  return path === -1 ? url : url.slice(path);
+}

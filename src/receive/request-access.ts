@@ -1,0 +1,26 @@
+import type { IncomingMessage } from 'node:http';
+import type { HeaderSource } from '../internal/headers';
+
+/**
+ * How the pipeline reads one kind of request: a Node `IncomingMessage` or a Fetch `Request`. Each
+ * adapter has one constant of it and passes it with every request, so the receiver takes either
+ * without allocating anything per request.
+ */
+export interface RequestAccess<R> {
+  /** The headers: a Node request itself (its raw list keeps a repeated header apart), or `request.headers`. */
+  headers(req: R): HeaderSource;
+  /** The path and query, for logs. */
+  url(req: R): string;
+  /**
+   * The body's exact bytes, at most `limit` (declared or streamed); rejects with a SvcWebhookError
+   * (body_too_large, body_read_failed, body_timeout, body_already_consumed). The one seam through
+   * which every body is read.
+   */
+  readBody(req: R, limit: number): Promise<Buffer>;
+  /** False while body bytes may still be on their way: the answer then asks to close the connection. */
+  complete(req: R): boolean;
+  /** `ctx.req`: the Node request. */
+  nodeRequest(req: R): IncomingMessage;
+  /** `ctx.request`: the Fetch request. */
+  fetchRequest(req: R): Request;
+}
