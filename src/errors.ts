@@ -22,6 +22,8 @@ export const errorStatus = {
   timestamp_out_of_tolerance: 401,
   /** A bot update older than the de-duplication window: it could be a replay of a forgotten id. */
   delivery_expired: 401,
+  /** JSON on the wire must be UTF-8; a body that is not is refused rather than decoded with replacements. */
+  invalid_utf8: 400,
   invalid_json: 400,
   forbidden_key: 400,
   delivery_id_mismatch: 400,
@@ -55,7 +57,8 @@ export class SvcWebhookError extends Error {
   readonly details: unknown;
 
   constructor(code: ErrorCode, message: string, options: SvcWebhookErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // `'cause' in`: a handler may throw `undefined`, and the log should say so.
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.code = code;
     this.status = errorStatus[code];
     this.retryAfter = options.retryAfter;

@@ -5,6 +5,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
+import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
 export interface BoardDelivery extends Delivery {
@@ -30,10 +31,11 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       }
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
-      checkHeaderMatches(headers, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
+      const id = canonicalDeliveryId(payload.id);
+      checkHeaderMatches(headers, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
       checkHeaderMatches(headers, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');
       return {
-        id: payload.id,
+        id,
         kind: payload.type,
         payload,
         event: payload as unknown as BoardWebhookEvent,

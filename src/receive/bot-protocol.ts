@@ -7,6 +7,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
+import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
 /**
@@ -45,8 +46,9 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
       if (nowMs - createdAt > maxAgeMs) {
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
-      checkHeaderMatches(headers, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
-      return { id: payload.id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
+      const id = canonicalDeliveryId(payload.id);
+      checkHeaderMatches(headers, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
+      return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
     context: (delivery, init) => new BotDeliveryContext(delivery, init),
     calls(delivery, ctx) {

@@ -46,6 +46,36 @@ describe('redis store (against a real redis-server)', () => {
     expect(ttl).toBeLessThanOrEqual(90_000_000);
   });
 
+  describe('commit is token-checked', () => {
+    it('does not overwrite the claim of another attempt that took over after our lease lapsed', async () => {
+      const s = store({ prefix: 'cas1:' });
+      const stale = await claimed(s.claim('taken-over', 50));
+      await new Promise((r) => setTimeout(r, 80));
+      const current = await claimed(s.claim('taken-over', 60_000));
+      await s.commit('taken-over', stale);
+      expect(await admin.get('cas1:taken-over')).toBe(`claim:${current}`);
+      await s.commit('taken-over', current);
+      expect(await admin.get('cas1:taken-over')).toBe('done');
+    });
+
+    it('records the delivery when its claim is gone (lapsed, or lost in a restart): the handlers did succeed', async () => {
+      const s = store({ prefix: 'cas2:' });
+      const token = await claimed(s.claim('lost-claim', 60_000));
+      await admin.del('cas2:lost-claim');
+      await s.commit('lost-claim', token);
+      expect((await s.claim('lost-claim', 60_000)).state).toBe('done');
+    });
+
+    it('repeated (a retried commit that already went through) leaves it done, with a fresh retention', async () => {
+      const s = store({ prefix: 'cas3:', retentionMs: 90_000_000 });
+      const token = await claimed(s.claim('twice', 60_000));
+      await s.commit('twice', token);
+      await s.commit('twice', token);
+      expect(await admin.get('cas3:twice')).toBe('done');
+      expect(await admin.pttl('cas3:twice')).toBeGreaterThan(89_000_000);
+    });
+  });
+
   it('a claim holds for its lease: busy meanwhile, claimable after it lapses', async () => {
     const s = store();
     await claimed(s.claim('leased', 200));
