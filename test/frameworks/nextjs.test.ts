@@ -4,9 +4,11 @@ import { CONTRACT_SECRET } from '../support/webhook-contract';
 type Route = typeof import('../../examples/frameworks/nextjs/app/api/webhooks/board/route');
 type Lib = typeof import('../../examples/frameworks/nextjs/lib/board-webhook');
 
+type RequestBody = NonNullable<RequestInit['body']>;
+
 const URL = 'http://127.0.0.1:3000/api/webhooks/board';
 
-function requestOf(signed: SignedDelivery, body: BodyInit = signed.body, extra: Record<string, string> = {}): Request {
+function requestOf(signed: SignedDelivery, body: RequestBody = signed.body, extra: Record<string, string> = {}): Request {
   return new Request(URL, { method: 'POST', headers: { ...signed.headers, ...extra }, body, duplex: 'half' } as RequestInit);
 }
 
@@ -69,7 +71,7 @@ describe('the Next.js App Router recipe (route.ts exports POST = createWebHandle
     const signed = signBoardEvent(boardEvent('task.created'), { secret: 'not-the-webhook-secret-0123456789' });
     const res = await POST(requestOf(signed));
     expect(res.status).toBe(401);
-    expect((await res.json()).code).toBe('signature_mismatch');
+    expect(((await res.json()) as { code: string }).code).toBe('signature_mismatch');
     expect(handled).toBe(before);
   });
 
@@ -78,7 +80,7 @@ describe('the Next.js App Router recipe (route.ts exports POST = createWebHandle
     const body = countedStream(new Uint8Array(64 * 1024), 1024);
     const res = await POST(requestOf(signed, body.stream, { 'Content-Length': String(64 * 1024 * 1024) }));
     expect(res.status).toBe(413);
-    expect((await res.json()).code).toBe('body_too_large');
+    expect(((await res.json()) as { code: string }).code).toBe('body_too_large');
     expect(body.pulled()).toBeLessThanOrEqual(1); // a stream may pull one chunk ahead of any reader
     expect(body.cancelled()).toBe(true);
   });
@@ -88,7 +90,7 @@ describe('the Next.js App Router recipe (route.ts exports POST = createWebHandle
     const body = countedStream(new Uint8Array(64 * 1024), 1024); // 64 MB on offer
     const res = await POST(requestOf(signed, body.stream));
     expect(res.status).toBe(413);
-    expect((await res.json()).code).toBe('body_too_large');
+    expect(((await res.json()) as { code: string }).code).toBe('body_too_large');
     // The limit is 512 KiB: nine 64 KiB chunks pass it; a stream may pull one ahead.
     expect(body.pulled()).toBeLessThanOrEqual(10);
     expect(body.cancelled()).toBe(true);

@@ -6,9 +6,11 @@ import { readWebBody } from '../../src/capture/read-web-body';
 import { boardEvent, botCommand, signBoardEvent, signBotUpdate, silentLogger, type SignedDelivery } from '../../src/testing';
 import { deferred, memoryLogger } from '../support/apps';
 
+type RequestBody = NonNullable<RequestInit['body']>;
+
 const secret = 'web-handler-secret-0123456789';
 
-function webRequest(signed: SignedDelivery, init: { headers?: Record<string, string>; body?: BodyInit; path?: string; method?: string } = {}): Request {
+function webRequest(signed: SignedDelivery, init: { headers?: Record<string, string>; body?: RequestBody; path?: string; method?: string } = {}): Request {
   const headers = new Headers(signed.headers);
   for (const [name, value] of Object.entries(init.headers ?? {})) headers.append(name, value);
   return new Request(`http://127.0.0.1${init.path ?? '/webhooks/board'}`, { method: init.method ?? 'POST', headers, body: init.body ?? signed.body, duplex: 'half' } as RequestInit);
@@ -79,7 +81,7 @@ describe('createWebHandler', () => {
       const res = await request(express().use(svcBoardWebhook({ secret, logger: silentLogger })))
         .post('/webhooks/board')
         .set(signed.headers)
-        .set('X-Svc-Signature', [signed.headers['X-Svc-Signature']!, signed.headers['X-Svc-Signature']!])
+        .set('X-Svc-Signature', [signed.headers['X-Svc-Signature']!, signed.headers['X-Svc-Signature']!] as unknown as string)
         .send(signed.body);
       expect(web).toMatchObject({ status: 401, code: 'signature_duplicated' });
       expect(res.body.code).toBe('signature_duplicated');
