@@ -12,6 +12,7 @@ export type StackName =
   | 'svc-bot-express'
   | 'svc-board-node'
   | 'svc-board-front'
+  | 'svc-board-web'
   | 'svc-board-redis'
   | 'octokit-express'
   | 'standard-express';
@@ -35,6 +36,7 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
