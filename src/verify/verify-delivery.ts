@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { tooLarge } from '../capture/body-bounds';
 import { boardEventTypes, type BoardEventMap, type BoardEventType, type BoardUnknownEvent } from '../generated/board-types';
 import { botEventKinds, type BotEventData, type BotEventMap, type BotWebhookUpdate } from '../generated/bot-types';
@@ -64,34 +65,20 @@ const NO_BOT_HANDLERS = { byKind: new HandlerRegistry<never>(), byCommand: new H
  * SvcWebhookError the middleware would answer with. De-duplication stays with the receivers.
  */
 export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBoardDelivery {
-  const protocol = boardProtocol(secretKeys(input.secret), toleranceOption(input.tolerance), NO_BOARD_HANDLERS);
-  const delivery = verify(protocol, input);
-  return {
-    deliveryId: delivery.id,
-    known: KNOWN_TYPES.has(delivery.kind),
-    type: delivery.kind,
-    event: delivery.event,
-    timestamp: delivery.timestamp,
-    sequence: delivery.sequence,
-  } as VerifiedBoardDelivery;
+  const { id, kind, event, timestamp, sequence } = verify(input, (keys) => boardProtocol(keys, toleranceOption(input.tolerance), NO_BOARD_HANDLERS));
+  return { deliveryId: id, known: KNOWN_TYPES.has(kind), type: kind, event, timestamp, sequence } as VerifiedBoardDelivery;
 }
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
 export function verifyBotDelivery(input: VerifyDeliveryInput): VerifiedBotDelivery {
-  const protocol = botProtocol(secretKeys(input.secret), NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS);
-  const delivery = verify(protocol, input);
-  return {
-    deliveryId: delivery.id,
-    known: KNOWN_KINDS.has(delivery.kind),
-    kind: delivery.kind,
-    data: delivery.data,
-    update: delivery.update,
-  } as VerifiedBotDelivery;
+  const { id, kind, data, update } = verify(input, (keys) => botProtocol(keys, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
+  return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
 }
 
 /** The receiver's order: signature headers, then the size, then the stages over the bytes. */
-function verify<S, D extends Delivery>(protocol: Protocol<S, D>, input: VerifyDeliveryInput): D {
+function verify<S, D extends Delivery>(input: VerifyDeliveryInput, protocolFor: (keys: KeyObject[]) => Protocol<S, D>): D {
   if (typeof input !== 'object' || input === null) throw new TypeError('svc-webhooks: pass { body, headers, secret }');
+  const protocol = protocolFor(secretKeys(input.secret));
   const { headers, schemaPolicy = 'reject' } = input;
   if (typeof headers !== 'object' || headers === null) throw new TypeError('svc-webhooks: `headers` must be a Headers or an object of header values');
   if (schemaPolicy !== 'reject' && schemaPolicy !== 'skip') throw new TypeError("svc-webhooks: `schemaPolicy` must be 'reject' or 'skip'");
