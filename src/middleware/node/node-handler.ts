@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookMiddlewareBase } from '../common-methods';
 import { receiverOf } from '../webhook-receiver';
 import { isPath } from './express-middleware';
 import { NODE_REQUEST, sendOutcome } from './node-request';
@@ -17,7 +18,7 @@ const INTERNAL = '{"ok":false,"code":"internal_error","message":"internal error"
  * request it handles (it swaps the prototypes of `req` and `res`), which makes each later operation
  * on them slower; a delivery that never enters Express does not pay for that.
  */
-export function createNodeHandler(webhook: object, fallback?: Listener): Listener {
+export function createNodeHandler(webhook: WebhookMiddlewareBase<never>, fallback?: Listener): Listener {
   const receiver = receiverOf(webhook, 'createNodeHandler');
   const { path } = receiver;
   return function svcNodeHandler(req, res) {
