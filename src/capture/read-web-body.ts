@@ -11,7 +11,8 @@ const USED_HINT =
  * whole. Whatever is not read is cancelled, so the runtime can drop the rest.
  */
 export async function readWebBody(request: Request, limit: number): Promise<Buffer> {
-  if (request.bodyUsed) throw alreadyConsumed(USED_HINT);
+  // A locked stream has a reader elsewhere: what it reads is lost to the signature check.
+  if (request.bodyUsed || request.body?.locked === true) throw alreadyConsumed(USED_HINT);
   const declared = declaredLength(request.headers.get('content-length'));
   if (declared !== undefined && declared > limit) throw tooLarge(limit);
   const stream = request.body;

@@ -207,6 +207,13 @@ describe('createWebHandler', () => {
       expect(body.message).toMatch(/request\.clone\(\)/);
     });
 
+    it('locked by a reader that something else holds: 500 body_already_consumed', async () => {
+      const req = webRequest(signBoardEvent(boardEvent('ping'), { secret }));
+      req.body!.getReader();
+      const answer = await viaWeb(createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })), req);
+      expect(answer).toMatchObject({ status: 500, code: 'body_already_consumed' });
+    });
+
     it('shorter than its Content-Length: 400 body_read_failed', async () => {
       const signed = signBoardEvent(boardEvent('ping'), { secret });
       const answer = await viaWeb(createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })), webRequest(signed, { headers: { 'Content-Length': String(signed.body.length + 10) } }));
