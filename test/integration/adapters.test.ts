@@ -1,4 +1,5 @@
 import http from 'node:http';
+import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { createNodeHandler, fastifyWebhook, svcBoardWebhook, type BoardContext } from '../../src';
@@ -25,6 +26,33 @@ describe('createNodeHandler', () => {
       expect(seen!.request.headers.get('x-svc-delivery')).toBe(event.id);
       expect(seen!.request.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/board$/);
     } finally {
+      server.close();
+    }
+  });
+
+  it('serves HTTP/2 through node:http2’s compatibility API; ctx.request leaves the pseudo-headers out', async () => {
+    let seen: Request | undefined;
+    const board = svcBoardWebhook({ secret, logger: silentLogger }).on('task.created', (_event, ctx) => {
+      seen = ctx.request;
+    });
+    const server = http2.createServer(createNodeHandler(board) as unknown as Parameters<typeof http2.createServer>[0]);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = http2.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      const event = boardEvent('task.created');
+      const signed = signBoardEvent(event, { secret });
+      const headers = Object.fromEntries(Object.entries(signed.headers).map(([name, value]) => [name.toLowerCase(), value]));
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = client.request({ ':method': 'POST', ':path': '/webhooks/board', ...headers });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.end(signed.body);
+      });
+      expect(status).toBe(200);
+      expect(seen!.headers.get('x-svc-delivery')).toBe(event.id);
+      expect(new URL(seen!.url).pathname).toBe('/webhooks/board');
+    } finally {
+      client.close();
       server.close();
     }
   });

@@ -20,12 +20,13 @@ export const NODE_REQUEST: RequestAccess<IncomingMessage> = {
 function fetchRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  // HTTP/2 pseudo-headers (`:path`) are no header names to Fetch; the URL and method carry them.
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!raw[i]!.startsWith(':')) headers.append(raw[i]!, raw[i + 1]!);
   const scheme = (req.socket as TLSSocket | null)?.encrypted === true ? 'https' : 'http';
   const path = (req as ExpressRequest).originalUrl ?? req.url ?? '/';
   let url: URL;
   try {
-    url = new URL(path, `${scheme}://${req.headers.host ?? 'localhost'}`);
+    url = new URL(path, `${scheme}://${req.headers.host ?? req.headers[':authority'] ?? 'localhost'}`);
   } catch {
     url = new URL(path.startsWith('/') ? path : '/', `${scheme}://localhost`);
   }
