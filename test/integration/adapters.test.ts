@@ -44,16 +44,19 @@ describe('createNodeHandler', () => {
       const headers = Object.fromEntries(Object.entries(signed.headers).map(([name, value]) => [name.toLowerCase(), value]));
       const status = await new Promise<number>((resolve, reject) => {
         const req = client.request({ ':method': 'POST', ':path': '/webhooks/board', ...headers });
-        req.on('response', (h) => resolve(Number(h[':status'])));
+        let answered = 0;
+        req.on('response', (h) => (answered = Number(h[':status'])));
+        req.on('end', () => resolve(answered));
         req.on('error', reject);
+        req.resume();
         req.end(signed.body);
       });
       expect(status).toBe(200);
       expect(seen!.headers.get('x-svc-delivery')).toBe(event.id);
       expect(new URL(seen!.url).pathname).toBe('/webhooks/board');
     } finally {
-      client.close();
-      server.close();
+      await new Promise<void>((resolve) => client.close(resolve));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
