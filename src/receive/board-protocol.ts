@@ -1,9 +1,14 @@
 import type { KeyObject } from 'node:crypto';
+import { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
 import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
+import { pathId, type PathPattern } from '../internal/path-pattern';
+import { isThenable } from '../internal/thenable';
+import type { SecretSource } from '../options';
+import { claimedBoard } from '../verify/claimed-board';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
@@ -18,16 +23,29 @@ export interface BoardHandlers {
   readonly any: BoardHandler<never>[];
 }
 
-export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: number, handlers: BoardHandlers): Protocol<BoardSignature, BoardDelivery> {
+/** The board a delivery was verified for, when each board has its own secret. */
+type ClaimedSignature = BoardSignature & { boardId?: string };
+
+export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toleranceSeconds: number, handlers: BoardHandlers): Protocol<BoardSignature, BoardDelivery> {
+  const { keys, lookup } = secrets;
   return {
     webhook: 'board',
     schema: 'board',
     readSignature: (req, nowMs) => readBoardSignature(req, toleranceSeconds, nowMs),
-    verify: (signature, body) => verifyBoardSignature(keys, signature, body),
-    delivery(payload, req, signature) {
+    verify(signature: ClaimedSignature, body, req) {
+      if (keys !== undefined) return verifyBoardSignature(keys, signature, body);
+      // Only the claimed board's secrets are tried: a secret of board B never verifies a delivery for A.
+      const { boardId } = claimedBoard(body, pathId(pattern, req));
+      signature.boardId = boardId;
+      const found = lookup.keysFor(boardId);
+      if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
+      return verifyBoardSignature(found, signature, body);
+    },
+    delivery(payload, req, signature: ClaimedSignature) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || typeof payload.type !== 'string') {
         throw malformed('a board event must be an object with string `id` and `type`');
       }
+      if (signature.boardId !== undefined) checkVerifiedBoard(payload, signature.boardId);
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
       checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
@@ -48,6 +66,12 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       return own.length === 0 ? handlers.any.map(call) : [...own.map(call), ...handlers.any.map(call)];
     },
   };
+}
+
+/** The handled event must name the board whose secret verified it (or, with the board in the path, none). */
+function checkVerifiedBoard(payload: Record<string, unknown>, boardId: string): void {
+  const id = isObject(payload.board) ? payload.board.id : undefined;
+  if (id !== undefined && id !== boardId) throw new SvcWebhookError('board_id_mismatch', 'the event names another board than the one it was verified for');
 }
 
 /** `sequence` is a number; a decimal string is accepted too (the spec's limits carry uint64 values as strings). */

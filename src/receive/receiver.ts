@@ -84,7 +84,8 @@ export class Receiver<S, D extends Delivery> {
       checkContentHeaders(req);
       const signature = protocol.readSignature(req, now);
       const body = await readRawBody(req, settings.limit);
-      protocol.verify(signature, body);
+      const verifying = protocol.verify(signature, body, req);
+      if (verifying !== undefined) await verifying;
       const payload = parseJson(body);
       this.validate(payload, req);
       delivery = protocol.delivery(payload, req, signature, now);

@@ -1,0 +1,39 @@
+import { SvcWebhookError } from '../errors';
+import { MAX_PATH_ID_LENGTH } from '../internal/path-pattern';
+
+/**
+ * The board a delivery claims, read before it is verified, to pick the one board's secrets to verify
+ * it with. Nothing here is trusted: after the MAC matched, the parsed body must name this same board
+ * (checked again in the board protocol), so no reading of the body can verify as one board and be
+ * handled as another.
+ */
+export interface BoardClaim {
+  readonly boardId: string;
+}
+
+/** `board.id` of the unverified body, or undefined when the body is not JSON or names no board. */
+export function bodyBoardId(body: Buffer): string | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const board = typeof payload === 'object' && payload !== null ? (payload as { board?: unknown }).board : undefined;
+  const id = typeof board === 'object' && board !== null ? (board as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' && id.length <= MAX_PATH_ID_LENGTH ? id : undefined;
+}
+
+/**
+ * The claimed board: from the body's `board.id`, and from the path when the path names one. When
+ * both name a board they must be the same one.
+ */
+export function claimedBoard(body: Buffer, fromPath: string | undefined): BoardClaim {
+  const fromBody = bodyBoardId(body);
+  if (fromBody !== undefined && fromPath !== undefined && fromBody !== fromPath) {
+    throw new SvcWebhookError('board_id_mismatch', 'the board in the path and the board in the body differ');
+  }
+  const boardId = fromBody ?? fromPath;
+  if (boardId === undefined) throw new SvcWebhookError('board_id_missing', 'the body names no board (`board.id`), so there is no secret to verify it with');
+  return { boardId };
+}
