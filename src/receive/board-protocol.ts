@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import { HandlerRegistry } from '../route/handler-registry';
@@ -8,7 +9,8 @@ import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
-import { claimedBoard } from '../verify/claimed-board';
+import { bodyBoardId, claimedBoard } from '../verify/claimed-board';
+import { noteClaimedBoard } from './refusal-log';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
@@ -33,10 +35,11 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
     schema: 'board',
     readSignature: (req, nowMs) => readBoardSignature(req, toleranceSeconds, nowMs),
     verify(signature: ClaimedSignature, body, req) {
-      if (keys !== undefined) return verifyBoardSignature(keys, signature, body);
+      if (keys !== undefined) return verifyFixed(keys, signature, body, req);
       // Only the claimed board's secrets are tried: a secret of board B never verifies a delivery for A.
       const { boardId } = claimedBoard(body, pathId(pattern, req));
       signature.boardId = boardId;
+      noteClaimedBoard(req, boardId);
       const found = lookup.keysFor(boardId);
       if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
       return verifyBoardSignature(found, signature, body);
@@ -66,6 +69,16 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
       return own.length === 0 ? handlers.any.map(call) : [...own.map(call), ...handlers.any.map(call)];
     },
   };
+}
+
+/** With one secret for all: on a mismatch, the board the body claims is noted for the refusal's log line. */
+function verifyFixed(keys: readonly KeyObject[], signature: BoardSignature, body: Buffer, req: IncomingMessage): void {
+  try {
+    verifyBoardSignature(keys, signature, body);
+  } catch (err) {
+    noteClaimedBoard(req, bodyBoardId(body));
+    throw err;
+  }
 }
 
 /** The handled event must name the board whose secret verified it (or, with the board in the path, none). */

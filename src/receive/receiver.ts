@@ -12,6 +12,7 @@ import { isThenable } from '../internal/thenable';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
 import type { Delivery, Protocol } from './protocol';
+import { isExpectedRefusal, RefusalLog } from './refusal-log';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -38,6 +39,7 @@ export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
   private closing = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly refusals: RefusalLog;
 
   constructor(
     private readonly protocol: Protocol<S, D>,
@@ -46,6 +48,7 @@ export class Receiver<S, D extends Delivery> {
     private readonly listeners: readonly DeliveryListener[] = [],
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
+    this.refusals = new RefusalLog(settings.logger, settings.now);
   }
 
   async receive(req: IncomingMessage): Promise<Outcome> {
@@ -157,8 +160,8 @@ export class Receiver<S, D extends Delivery> {
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
-    const level = error.status >= 500 ? 'error' : 'warn';
-    log[level]({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
+    if (isExpectedRefusal(error)) this.refusals.refused(error, req, fields);
+    else log[error.status >= 500 ? 'error' : 'warn']({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
     this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
     this.tellErrorHandlers(error, req, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
