@@ -112,16 +112,15 @@ export class SecretLookup {
         reject(err);
       }
     });
-    const done = answer.then(
-      (value) => {
+    const done = answer
+      .then((value) => {
         const entry = this.entry(id, value);
         if (this.epoch === epoch) this.store(id, entry);
         return entry;
-      },
-      (err: unknown) => {
+      })
+      .catch((err: unknown) => {
         throw this.failed(id, err);
-      },
-    );
+      });
     // Settled or timed out, the next delivery may look up afresh (a hung resolver is not waited on forever).
     void done.then(
       () => this.settle(id, done, timer),
