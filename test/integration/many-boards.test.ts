@@ -35,7 +35,7 @@ function table(initial: Record<string, string | string[]>) {
 describe.each(expressVersions)('many boards on one receiver, in %s', (_name, expressLib) => {
   function setup(options: Partial<BoardWebhookOptions> & Pick<BoardWebhookOptions, 'secret'>) {
     const handled: Array<{ board: string; id: string }> = [];
-    const board = svcBoardWebhook({ logger: silentLogger, ...options }).onAny((event) => void handled.push({ board: event.board.id, id: event.id }));
+    const board = svcBoardWebhook({ logger: silentLogger, ...options }).onAny((event) => void handled.push({ board: event.board?.id, id: event.id }));
     const app = expressLib();
     app.use(board);
     return { board, app, handled };
