@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 import { DEFAULT_RETENTION_MS, type DeliveryStore } from './dedup/delivery-store';
 import { memoryStore } from './dedup/memory-store';
 import { schemaPolicies, type SchemaPolicy } from './validate/validate-payload';
+import { redactingLogOptions } from './internal/log-redaction';
 import { normalisePath, pathPattern, type PathPattern } from './internal/path-pattern';
 import { secretKeys } from './verify/secret-keys';
 import { SecretLookup, type BoardSecretClaim, type BotSecretClaim, type SecretLookupOptions, type SecretResolver } from './verify/secret-resolver';
@@ -95,7 +96,8 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     if (!KNOWN_OPTIONS.has(key) || (key === 'tolerance' && webhook === 'bot')) throw new TypeError(`svc-webhooks: unknown option \`${key}\``);
   }
   const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
-  const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS });
+  const fixedSecrets = typeof options.secret === 'string' ? [options.secret] : Array.isArray(options.secret) ? (options.secret as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(fixedSecrets) });
   const policy = options.schemaPolicy ?? 'reject';
   if (!schemaPolicies.includes(policy)) throw new TypeError(`svc-webhooks: \`schemaPolicy\` must be one of ${schemaPolicies.join(', ')}`);
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('svc-webhooks: `now` must be a function returning ms since the epoch');

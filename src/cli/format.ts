@@ -12,7 +12,16 @@ function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return printable(String(value));
+}
+
+// C0 and C1 controls (terminal escapes among them) and the bidirectional overrides that reorder text.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from svc (or any sender) as a terminal may show it: control characters become "?", line breaks spaces. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, '?').replace(/[\n\t]/g, ' ');
 }
 
 /** Fields as aligned `name  value` lines, in the order given; unknown fields included. */
@@ -22,7 +31,11 @@ export function formatFields(fields: Record<string, unknown>, indent = '  '): st
   return names.map((name) => `${indent}${name.padEnd(width)}  ${formatValue(fields[name])}\n`).join('');
 }
 
-/** One line, whatever the message holds. */
+/**
+ * One line, whatever the message holds, without control characters. Split and trimmed rather than
+ * matched with a regex around the line breaks, which takes quadratic time on long runs of spaces.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  const lines = text.split('\n').map((line) => line.trim());
+  return printable(lines.filter((line) => line !== '').join(' '));
 }

@@ -111,7 +111,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
   const botToken = `svc_bot_${botId}_${randomBytes(32).toString('base64url')}`;
   const personToken = `person-${randomBytes(24).toString('hex')}`;
   const boardId = randomUUID();
-  const managed = new Set([boardId]);
+  const managed = new Set<string>([boardId]);
   const requests: RecordedRequest[] = [];
   let bot: WebhookRecord | undefined;
   const boards = new Map<string, WebhookRecord>();
