@@ -30,6 +30,8 @@ export const errorStatus = {
   board_id_missing: 401,
   /** The board in the path and the board in the body differ. */
   board_id_mismatch: 401,
+  /** JSON on the wire must be UTF-8; a body that is not is refused rather than decoded with replacements. */
+  invalid_utf8: 400,
   invalid_json: 400,
   forbidden_key: 400,
   delivery_id_mismatch: 400,
@@ -65,7 +67,8 @@ export class SvcWebhookError extends Error {
   readonly details: unknown;
 
   constructor(code: ErrorCode, message: string, options: SvcWebhookErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // `'cause' in`: a handler may throw `undefined`, and the log should say so.
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.code = code;
     this.status = errorStatus[code];
     this.retryAfter = options.retryAfter;

@@ -29,6 +29,13 @@ export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
   timeout?: number;
   /** How long a claim holds while handlers run, in ms; it must outlive `timeout`. Default 60000. */
   lease?: number;
+  /**
+   * How long handlers that outlived `timeout` may keep their delivery's claim, in ms from the
+   * request's arrival. A run still unsettled then is abandoned: it is logged at error and its claim
+   * released, so the sender's next retry runs the handlers again (possibly beside the hung run).
+   * Default 15 minutes.
+   */
+  abandonAfter?: number;
   /** The de-dup store. Default: a new in-memory store for this middleware. */
   store?: DeliveryStore;
   /** A pino logger. Default: pino at level info, to stdout. */
@@ -55,6 +62,7 @@ export interface Settings {
   readonly limit: number;
   readonly timeoutMs: number;
   readonly leaseMs: number;
+  readonly abandonAfterMs: number;
   readonly store: DeliveryStore;
   readonly logger: Logger;
   readonly schemaPolicy: SchemaPolicy;
@@ -66,7 +74,7 @@ export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } 
 export const SPEC_BODY_BYTES = 256 * 1024;
 // The sender waits 10 s; a second is left for reading the body and for the store's round trips.
 const MAX_TIMEOUT_MS = 9_000;
-const KNOWN_OPTIONS = new Set(['secret', 'path', 'secretLookup', 'now', 'limit', 'timeout', 'lease', 'store', 'logger', 'schemaPolicy', 'tolerance']);
+const KNOWN_OPTIONS = new Set(['secret', 'path', 'secretLookup', 'now', 'limit', 'timeout', 'lease', 'abandonAfter', 'store', 'logger', 'schemaPolicy', 'tolerance']);
 const PATH_PARAMS = { board: ['boardId'], bot: ['botId'] } as const;
 
 /** Never let a signature or secret reach a log line, whatever a handler logs. */
@@ -111,6 +119,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     limit: limit(options.limit),
     timeoutMs,
     leaseMs: number(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    abandonAfterMs: number(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
     store: options.store ?? memoryStore({ logger }),
     logger,
     schemaPolicy: policy,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { SvcWebhookError } from '../errors';
+import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 
@@ -24,43 +25,105 @@ export function claimDelivery(store: DeliveryStore, id: string, leaseMs: number)
     : answer;
 }
 
-/**
- * Commits a succeeded delivery or releases a failed one. A commit that fails is logged and not
- * answered with an error: the handlers did run, and a retry would run them twice. The claim's lease
- * then keeps retries away until it lapses.
- */
-export function settleClaim(
-  store: DeliveryStore,
-  id: string,
-  token: string,
-  run: { readonly state: 'succeeded' | 'failed' },
-  logger: Logger,
-): void | Promise<void> {
-  const report = (err: unknown) =>
-    logger.error({ err, deliveryId: id }, run.state === 'succeeded' ? 'could not record a handled delivery in the de-dup store' : 'could not release a failed delivery in the de-dup store');
+/** One store call's end: `undefined` when it succeeded, else what it threw (which may itself be `undefined`). */
+export type StoreFailure = { readonly error: unknown } | undefined;
+
+/** Calls the store and reports a failure as a value, synchronously when the store answered so. */
+export function attempt(call: () => unknown): StoreFailure | Promise<StoreFailure> {
   try {
-    const done = run.state === 'succeeded' ? store.commit(id, token) : store.release(id, token);
-    if (isThenable(done)) return Promise.resolve(done).then(undefined, report);
-  } catch (err) {
-    report(err);
+    const done = call();
+    if (isThenable(done)) return Promise.resolve(done).then(() => undefined, (error: unknown) => ({ error }));
+  } catch (error) {
+    return { error };
   }
+  return undefined;
+}
+
+/** Releases the claim of a failed delivery, so the sender's retry runs the handlers again. */
+export function releaseClaim(store: DeliveryStore, id: string, token: string, logger: Logger): void | Promise<void> {
+  const report = (failed: StoreFailure) => {
+    // Not fatal: the lease lapses and the retry after it runs the handlers.
+    if (failed) logger.error({ err: safeError(failed.error), deliveryId: id }, 'could not release a failed delivery in the de-dup store; its lease will lapse');
+  };
+  const released = attempt(() => store.release(id, token));
+  return isThenable<StoreFailure>(released) ? released.then(report) : report(released);
+}
+
+const FIRST_RETRY_MS = 50;
+const LONGEST_RETRY_MS = 2_000;
+
+/**
+ * Commits a delivery whose handlers succeeded, retrying a failed commit (a store restarting, a
+ * timeout) until `untilMs` (a `performance.now()` time: when the claim's lease ends, after which
+ * another attempt may hold the delivery). The commit is token-checked by the store, so a late retry
+ * cannot overwrite another attempt's claim. Resolves `true` when recorded, `false` when given up.
+ */
+export async function commitWithRetry(store: DeliveryStore, id: string, token: string, untilMs: number, logger: Logger, first?: StoreFailure): Promise<boolean> {
+  let failed = first;
+  let waitMs = FIRST_RETRY_MS;
+  while (failed) {
+    const leftMs = untilMs - performance.now();
+    if (leftMs <= 0) {
+      logger.error(
+        { err: safeError(failed.error), deliveryId: id },
+        'could not record a handled delivery in the de-dup store before its lease ended; a repeat of it would run the handlers again',
+      );
+      return false;
+    }
+    await sleep(Math.min(waitMs, leftMs));
+    waitMs = Math.min(waitMs * 2, LONGEST_RETRY_MS);
+    failed = await attempt(() => store.commit(id, token));
+  }
+  return true;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** What keeps a claim while handlers that outlived their deadline still run. */
+export interface ClaimHold {
+  /** Stops renewing (the handlers settled). */
+  stop(): void;
 }
 
 /**
  * Keeps a claim alive while handlers that outlived their deadline still run: renews the lease at
- * once and then at a third of its length, and returns the function that stops it. (The deadline is
- * shorter than the lease, so a run that settles in time needs no renewal.) A renewal that fails is
- * logged; the lease then lapses as after a crash.
+ * once and then at a third of its length. (The deadline is shorter than the lease, so a run that
+ * settles in time needs no renewal.) A renewal that fails is logged; the lease then lapses as after
+ * a crash. A run still unsettled after `abandonAfterMs` is abandoned: renewal stops, the claim is
+ * released so that the sender's next retry runs the handlers again, and `onAbandon` is called.
  */
-export function holdClaim(store: DeliveryStore, id: string, token: string, leaseMs: number, logger: Logger): () => void {
+export function holdClaim(
+  store: DeliveryStore,
+  id: string,
+  token: string,
+  leaseMs: number,
+  abandonAfterMs: number,
+  logger: Logger,
+  onAbandon: () => void,
+): ClaimHold {
   const extend = store.extend;
-  if (extend === undefined) return () => undefined;
   const renew = () =>
-    Promise.resolve()
-      .then(() => extend.call(store, id, token, leaseMs))
-      .catch((err: unknown) => logger.warn({ err, deliveryId: id }, 'could not renew the claim of a running delivery'));
-  void renew();
-  const timer = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
-  timer.unref();
-  return () => clearInterval(timer);
+    void Promise.resolve(attempt(() => extend!.call(store, id, token, leaseMs))).then((failed) => {
+      if (failed) logger.warn({ err: safeError(failed.error), deliveryId: id }, 'could not renew the claim of a running delivery');
+    });
+  let renewal: NodeJS.Timeout | undefined;
+  if (extend !== undefined) {
+    renew();
+    renewal = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
+    renewal.unref();
+  }
+  const abandon = setTimeout(() => {
+    clearInterval(renewal);
+    onAbandon();
+    void releaseClaim(store, id, token, logger);
+  }, Math.max(0, abandonAfterMs));
+  abandon.unref();
+  return {
+    stop() {
+      clearInterval(renewal);
+      clearTimeout(abandon);
+    },
+  };
 }

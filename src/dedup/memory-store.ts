@@ -25,8 +25,10 @@ export interface MemoryStoreStats {
 
 interface Generation {
   readonly table: IdTable;
-  /** When it stops taking ids (a span after its start, or earlier when evicted): its newest id is no younger. */
+  /** When it stops taking ids (a span after its start, or earlier when full): its newest id is no younger. */
   endedAt: number;
+  /** When its newest id was added. */
+  newestAt: number;
 }
 
 interface Claim {
@@ -38,16 +40,20 @@ const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 // A generation spans a quarter of the retention: ids are kept between 1 and 1.25 retention windows.
 const GENERATIONS_PER_WINDOW = 4;
+// A generation holds at most an eighth of `maxIds`: at the bound, the oldest eighth is forgotten.
+const GENERATIONS_PER_BOUND = 8;
 
 /**
  * The default de-dup store, for one process. Done ids are kept in generations of compact hash
  * tables (about 16 to 43 bytes an id); a whole generation is dropped once its newest id is older
- * than the retention, or early when `maxIds` is reached, so memory stays bounded under a flood.
+ * than the retention. A generation also ends when it holds an eighth of `maxIds`, so that at the
+ * bound the oldest ids are forgotten first, an eighth at a time, and never the newest ones.
  */
 export class MemoryStore implements DeliveryStore {
   readonly retentionMs: number;
   private readonly spanMs: number;
   private readonly maxIds: number;
+  private readonly generationCap: number;
   private readonly now: () => number;
   private readonly logger: Pick<Logger, 'warn'> | undefined;
   private readonly generations: Generation[] = [];
@@ -61,6 +67,7 @@ export class MemoryStore implements DeliveryStore {
     this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
     this.maxIds = positive(options.maxIds ?? 1_000_000, 'maxIds');
     this.spanMs = this.retentionMs / GENERATIONS_PER_WINDOW;
+    this.generationCap = Math.max(1, Math.ceil(this.maxIds / GENERATIONS_PER_BOUND));
     this.now = options.now ?? Date.now;
     this.logger = options.logger;
   }
@@ -81,9 +88,13 @@ export class MemoryStore implements DeliveryStore {
     // Done even if the lease lapsed meanwhile: the handlers did succeed.
     this.forgetClaim(id, token);
     if (this.remembered(id)) return;
-    this.current(this.now()).table.add(this.words);
+    const now = this.now();
+    const generation = this.current(now);
+    generation.table.add(this.words);
+    generation.newestAt = now;
     this.ids++;
-    if (this.ids > this.maxIds) this.evictOldest();
+    // The current generation holds at most an eighth of the bound, so it is never the one dropped.
+    while (this.ids > this.maxIds && this.generations.length > 1) this.evictOldest(now);
   }
 
   release(id: string, token: string): void {
@@ -119,13 +130,13 @@ export class MemoryStore implements DeliveryStore {
 
   private current(now: number): Generation {
     const last = this.generations[this.generations.length - 1];
-    return last !== undefined && now < last.endedAt ? last : this.rotate(now);
+    return last !== undefined && now < last.endedAt && last.table.size < this.generationCap ? last : this.rotate(now);
   }
 
   private rotate(now: number): Generation {
     const last = this.generations[this.generations.length - 1];
     if (last !== undefined && last.endedAt > now) last.endedAt = now;
-    const next: Generation = { table: new IdTable(), endedAt: now + this.spanMs };
+    const next: Generation = { table: new IdTable(), endedAt: now + this.spanMs, newestAt: now };
     this.generations.push(next);
     return next;
   }
@@ -142,19 +153,22 @@ export class MemoryStore implements DeliveryStore {
     }
   }
 
-  private evictOldest(): void {
-    const now = this.now();
-    if (this.generations.length === 1) this.rotate(now);
+  private evictOldest(now: number): void {
     const oldest = this.generations.shift()!;
     this.ids -= oldest.table.size;
-    const ageMs = now - oldest.endedAt;
-    if (ageMs < this.retentionMs) {
+    // The newest id forgotten now: retries of ids older than this would run again.
+    const rememberedMs = Math.max(0, now - oldest.newestAt);
+    if (rememberedMs < this.retentionMs) {
       this.logger?.warn(
-        { evicted: oldest.table.size, youngestAgeMs: Math.max(0, ageMs), retentionMs: this.retentionMs, maxIds: this.maxIds },
-        'de-dup store is full: forgetting ids inside the retention window, so late retries of them would run again; raise maxIds or use a shared store',
+        { evicted: oldest.table.size, rememberedMs, retentionMs: this.retentionMs, windowCutMs: this.retentionMs - rememberedMs, maxIds: this.maxIds },
+        `de-dup store is full (maxIds ${this.maxIds}): forgot the oldest ${oldest.table.size} ids; ids are now remembered for ${minutes(rememberedMs)} of the ${minutes(this.retentionMs)} retry window, so a retry of an older delivery would run its handlers again; raise maxIds or use a shared store`,
       );
     }
   }
+}
+
+function minutes(ms: number): string {
+  return ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function positive(value: number, name: string): number {

@@ -35,13 +35,18 @@ const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 // Deletes the claim only if it is still ours: a lapsed lease may have passed it to another attempt.
 const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+// Records the delivery as done unless another attempt holds it now (our lease lapsed and a retry
+// claimed it: that attempt commits or releases it itself). A key that is gone (lapsed, or lost in a
+// restart) is ours to record: the handlers did succeed.
+const COMMIT_SCRIPT =
+  "local v = redis.call('GET', KEYS[1]) if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end if v == ARGV[2] then return 1 end return 0";
 // Renews the lease only while the claim is still ours.
 const EXTEND_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 /**
  * A de-dup store shared by every instance that uses the same Redis and prefix. A claim is one
  * atomic `SET key claim:<token> NX PX lease GET`; a commit replaces it by `done` for the retention
- * window; a release deletes it only if it still holds our token.
+ * window and a release deletes it, each only while it still holds our token.
  */
 export class RedisStore implements DeliveryStore {
   private readonly client: RedisCommander;
@@ -78,9 +83,8 @@ export class RedisStore implements DeliveryStore {
     return previous === DONE_VALUE ? DONE : BUSY;
   }
 
-  // Done whoever holds the claim now: the handlers did succeed.
-  async commit(id: string, _token: string): Promise<void> {
-    await this.command('SET', this.key(id), DONE_VALUE, 'PX', Math.ceil(this.retentionMs));
+  async commit(id: string, token: string): Promise<void> {
+    await this.command('EVAL', COMMIT_SCRIPT, 1, this.key(id), CLAIM_PREFIX + token, DONE_VALUE, Math.ceil(this.retentionMs));
   }
 
   async release(id: string, token: string): Promise<void> {

@@ -6,9 +6,10 @@ import { SvcWebhookError } from '../errors';
  * refused, however they are spelled in the text (`\u` escapes included), by walking the parsed keys.
  */
 export function parseJson(body: Buffer): unknown {
+  const text = decode(body);
   let value: unknown;
   try {
-    value = JSON.parse(decode(body));
+    value = JSON.parse(text);
   } catch (err) {
     throw new SvcWebhookError('invalid_json', 'request body is not valid JSON', { cause: err });
   }
@@ -31,16 +32,16 @@ const canTranscode = ((): boolean => {
 })();
 
 /**
- * The body as text. Node 20's UTF-8 decoder slows down once text holds non-ASCII characters: a
- * large body of such text converts to UTF-16 with ICU and is copied into a string faster (the 250 KB
- * bench event: about 330 µs against 520 µs; mostly-ASCII text with one late accent is about 10 %
- * slower). Only valid UTF-8 takes that path, where both give the same string; anything else is
- * decoded as before, with each invalid sequence replaced by U+FFFD.
+ * The body as text. JSON on the wire is UTF-8: a body that is not would reach handlers with U+FFFD
+ * in place of the bytes that were signed, so it is refused. Node 20's UTF-8 decoder slows down once
+ * text holds non-ASCII characters: a large body of such text converts to UTF-16 with ICU and is
+ * copied into a string faster (the 250 KB bench event: about 330 µs against 520 µs; mostly-ASCII
+ * text with one late accent is about 10 % slower).
  */
 function decode(body: Buffer): string {
-  if (body.length >= TRANSCODE_MIN_BYTES && canTranscode && !isAscii(body) && isUtf8(body)) {
-    return transcode(body, 'utf8', 'ucs2').toString('ucs2');
-  }
+  if (isAscii(body)) return body.toString('latin1'); // ASCII is its own Latin-1: the cheapest decode
+  if (!isUtf8(body)) throw new SvcWebhookError('invalid_utf8', 'request body is not valid UTF-8');
+  if (body.length >= TRANSCODE_MIN_BYTES && canTranscode) return transcode(body, 'utf8', 'ucs2').toString('ucs2');
   return body.toString('utf8');
 }
 

@@ -12,6 +12,7 @@ import type { SecretSource } from '../options';
 import { bodyBoardId, claimedBoard } from '../verify/claimed-board';
 import { noteClaimedBoard } from './refusal-log';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
+import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
 export interface BoardDelivery extends Delivery {
@@ -51,10 +52,11 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
       if (signature.boardId !== undefined) checkVerifiedBoard(payload, signature.boardId);
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
-      checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
+      const id = canonicalDeliveryId(payload.id);
+      checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
       checkHeaderMatches(req, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');
       return {
-        id: payload.id,
+        id,
         kind: payload.type,
         payload,
         event: payload as unknown as BoardWebhookEvent,

@@ -10,6 +10,7 @@ import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
+import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 
 /**
@@ -57,8 +58,9 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
       if (nowMs - createdAt > maxAgeMs) {
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
-      checkHeaderMatches(req, 'x-svc-delivery', payload.id, 'delivery_id_mismatch', 'X-Svc-Delivery');
-      return { id: payload.id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
+      const id = canonicalDeliveryId(payload.id);
+      checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
+      return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
     context: (delivery, init) => new BotDeliveryContext(delivery, init),
     calls(delivery, ctx) {

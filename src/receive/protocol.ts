@@ -44,9 +44,12 @@ export function malformed(message: string): SvcWebhookError {
   return new SvcWebhookError('schema_violation', message, { details: [] });
 }
 
-/** A header the sender repeats from the signed body must agree with it (when it is sent at all). */
-export function checkHeaderMatches(req: IncomingMessage, name: string, bodyValue: string, code: ErrorCode, what: string): void {
+/**
+ * A header the sender repeats from the signed body must agree with it (when it is sent at all),
+ * compared in the form `canonical` gives both.
+ */
+export function checkHeaderMatches(req: IncomingMessage, name: string, bodyValue: string, code: ErrorCode, what: string, canonical = (v: string) => v): void {
   const values = headerValues(req, name);
   if (values.length === 0) return;
-  if (values.length > 1 || values[0] !== bodyValue) throw new SvcWebhookError(code, `${what} does not match the body`);
+  if (values.length > 1 || canonical(values[0]!) !== bodyValue) throw new SvcWebhookError(code, `${what} does not match the body`);
 }

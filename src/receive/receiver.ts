@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
-import { claimDelivery, holdClaim, settleClaim } from '../dedup/claim';
+import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type StoreFailure } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
@@ -9,6 +9,7 @@ import type { DeliveryListener, DeliveryRecord, ErrorHandler } from '../route/ha
 import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
+import { safeError } from '../internal/safe-error';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
 import type { Delivery, Protocol } from './protocol';
@@ -28,6 +29,8 @@ type Result =
   | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery };
 
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
+// Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
+const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
 
 /**
@@ -64,6 +67,9 @@ export class Receiver<S, D extends Delivery> {
         background = true;
       });
       return this.finish(req, started, receivedAt, result);
+    } catch {
+      // Only a logger or a listener's own failure gets here: the answer must still be ours.
+      return INTERNAL;
     } finally {
       if (!background) this.settled();
     }
@@ -107,21 +113,23 @@ export class Receiver<S, D extends Delivery> {
       const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));
       const run = isThenable<RunResult>(running) ? await running : running;
       if (run.state === 'timed_out') {
-        // The claim stays held (its lease renewed) until the handlers settle, so a retry cannot run them concurrently.
         detach();
-        const id = delivery.id;
-        const stopHolding = holdClaim(settings.store, id, claim.token, settings.leaseMs, settings.logger);
-        void run.settled
-          .then((end) => {
-            stopHolding();
-            return this.afterLateSettle(id, claim.token, end, ctx.log);
-          })
-          .finally(() => this.settled());
+        this.holdUntilSettled(delivery.id, claim.token, run.settled, started, ctx.log);
         throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, { retryAfter: this.retryAfter() });
       }
-      const settledClaim = settleClaim(settings.store, delivery.id, claim.token, run, settings.logger);
-      if (settledClaim !== undefined) await settledClaim;
-      if (run.state === 'failed') throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+      if (run.state === 'failed') {
+        const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
+        if (released !== undefined) await released;
+        throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+      }
+      const committed = attempt(() => settings.store.commit(delivery!.id, claim.token));
+      const failed = isThenable<StoreFailure>(committed) ? await committed : committed;
+      if (failed) {
+        // The handlers did run: answer 200 and keep committing in the background while the lease
+        // keeps retries away, so a store that blinks does not make a repeat run them again.
+        detach();
+        this.inBackground(commitWithRetry(settings.store, delivery.id, claim.token, started + settings.leaseMs, settings.logger, failed));
+      }
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
@@ -139,10 +147,39 @@ export class Receiver<S, D extends Delivery> {
     this.settings.logger.warn({ err: error, problems: found, url: req.url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
   }
 
-  private async afterLateSettle(id: string, token: string, end: SettledResult, log: Logger): Promise<void> {
-    await settleClaim(this.settings.store, id, token, end, this.settings.logger);
-    if (end.state === 'failed') log.error({ err: end.error }, 'handlers failed after their deadline; the claim is released for the retry');
-    else log.info('handlers finished after their deadline; the delivery is recorded as handled');
+  /**
+   * Handlers outlived their deadline: the claim stays held (its lease renewed) until they settle, so
+   * a retry cannot run them concurrently; then it is committed or released. A run still unsettled
+   * after `abandonAfter` is given up: its claim is released for the sender's next retry.
+   */
+  private holdUntilSettled(id: string, token: string, settled: Promise<SettledResult>, started: number, log: Logger): void {
+    const { store, leaseMs, abandonAfterMs, logger } = this.settings;
+    let abandoned = false;
+    const hold = holdClaim(store, id, token, leaseMs, abandonAfterMs - (performance.now() - started), logger, () => {
+      abandoned = true;
+      log.error({ abandonAfterMs }, 'handlers did not settle within abandonAfter; the run is abandoned and the claim released, so the next retry runs them again');
+      this.settled();
+    });
+    const settle = settled.then(async (end) => {
+      hold.stop();
+      if (end.state === 'failed') {
+        log.error({ err: safeError(end.error) }, abandoned ? 'an abandoned run failed' : 'handlers failed after their deadline; the claim is released for the retry');
+        if (!abandoned) await releaseClaim(store, id, token, logger);
+      } else {
+        // Recorded even when abandoned: the store's token check keeps a retry's own claim intact.
+        log.info(abandoned ? 'an abandoned run finished; the delivery is recorded as handled' : 'handlers finished after their deadline; the delivery is recorded as handled');
+        // The last renewal was at most a third of a lease ago.
+        await commitWithRetry(store, id, token, performance.now() + (leaseMs * 2) / 3, logger, await attempt(() => store.commit(id, token)));
+      }
+    });
+    void settle.catch(() => undefined).finally(() => {
+      if (!abandoned) this.settled();
+    });
+  }
+
+  /** Work that goes on after the answer; `close()` waits for it. It logs its own failures. */
+  private inBackground(work: Promise<unknown>): void {
+    void work.catch(() => undefined).finally(() => this.settled());
   }
 
   private retryAfter(): number {
@@ -160,8 +197,10 @@ export class Receiver<S, D extends Delivery> {
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
-    if (isExpectedRefusal(error)) this.refusals.refused(error, req, fields);
-    else log[error.status >= 500 ? 'error' : 'warn']({ ...fields, status: error.status, code: error.code, err: error }, 'delivery refused');
+    if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+    // An expected refusal is one line without a stack trace, rate-limited per code.
+    else if (isExpectedRefusal(error)) this.refusals.refused(error, req, fields);
+    else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
     this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
     this.tellErrorHandlers(error, req, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
@@ -187,10 +226,13 @@ export class Receiver<S, D extends Delivery> {
 
   /** Observers run after the answer is decided; whatever they throw or reject is logged, never raised. */
   private notify<F>(observers: readonly F[], what: string, call: (observer: F) => unknown): void {
-    for (const observer of observers) {
-      Promise.resolve()
-        .then(() => call(observer))
-        .catch((err: unknown) => this.settings.logger.error({ err }, what));
-    }
+    const report = (err: unknown) => {
+      try {
+        this.settings.logger.error({ err: safeError(err) }, what);
+      } catch {
+        // A logger that throws has nowhere left to report to; the process must not end for it.
+      }
+    };
+    for (const observer of observers) Promise.resolve().then(() => call(observer)).catch(report);
   }
 }

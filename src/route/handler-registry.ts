@@ -5,13 +5,20 @@
 export class HandlerRegistry<H> {
   private readonly byKey = new Map<string, H[]>();
 
+  /**
+   * Registers `handler` for each key, once per key however often the list names it. Every key is
+   * checked first: a refused registration registers nothing.
+   */
   add(keys: string | readonly string[], handler: H, check: (key: string) => void): void {
     if (typeof handler !== 'function') throw new TypeError('svc-webhooks: a handler must be a function');
-    for (const key of typeof keys === 'string' ? [keys] : keys) {
-      check(key);
-      const list = this.byKey.get(key);
-      if (list === undefined) this.byKey.set(key, [handler]);
-      else list.push(handler);
+    const list = typeof keys === 'string' ? [keys] : Array.isArray(keys) ? keys : undefined;
+    if (list === undefined || list.length === 0) throw new TypeError('svc-webhooks: name one key or a non-empty array of keys');
+    const unique = new Set<string>(list);
+    for (const key of unique) check(key);
+    for (const key of unique) {
+      const handlers = this.byKey.get(key);
+      if (handlers === undefined) this.byKey.set(key, [handler]);
+      else handlers.push(handler);
     }
   }
 

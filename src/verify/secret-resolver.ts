@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SvcWebhookError } from '../errors';
+import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import { secretKeys } from './secret-keys';
 
@@ -159,7 +160,7 @@ export class SecretLookup {
     const timedOut = err instanceof LookupTimeout;
     const why = timedOut ? `did not answer within ${this.timeout} ms` : err instanceof InvalidAnswer ? `answered with something that is not a webhook secret: ${err.message}` : 'threw or rejected';
     const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
-    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = describe(err);
+    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = safeError(err);
     this.logger.error(fields, `the secret resolver ${why}; the delivery is answered 503 and svc retries it`);
     return new SvcWebhookError('secret_unavailable', `the webhook secret of this ${this.what} could not be looked up; retry later`, { retryAfter: 5 });
   }
@@ -174,16 +175,6 @@ function keysOf(entry: Entry, what: 'board' | 'bot'): readonly KeyObject[] {
 
 class LookupTimeout extends Error {}
 class InvalidAnswer extends Error {}
-
-/** What a resolver threw, for the log: its type and message, read without trusting the value. */
-function describe(value: unknown): { type: string; message: string } {
-  try {
-    if (value instanceof Error) return { type: value.name, message: String(value.message) };
-    return { type: typeof value, message: String(value) };
-  } catch {
-    return { type: 'unknown', message: 'the thrown value could not be described' };
-  }
-}
 
 function bounded(value: unknown, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined) return fallback;

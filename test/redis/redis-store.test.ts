@@ -46,6 +46,36 @@ describe('redis store (against a real redis-server)', () => {
     expect(ttl).toBeLessThanOrEqual(90_000_000);
   });
 
+  describe('commit is token-checked', () => {
+    it('does not overwrite the claim of another attempt that took over after our lease lapsed', async () => {
+      const s = store({ prefix: 'cas1:' });
+      const stale = await claimed(s.claim('taken-over', 50));
+      await new Promise((r) => setTimeout(r, 80));
+      const current = await claimed(s.claim('taken-over', 60_000));
+      await s.commit('taken-over', stale);
+      expect(await admin.get('cas1:taken-over')).toBe(`claim:${current}`);
+      await s.commit('taken-over', current);
+      expect(await admin.get('cas1:taken-over')).toBe('done');
+    });
+
+    it('records the delivery when its claim is gone (lapsed, or lost in a restart): the handlers did succeed', async () => {
+      const s = store({ prefix: 'cas2:' });
+      const token = await claimed(s.claim('lost-claim', 60_000));
+      await admin.del('cas2:lost-claim');
+      await s.commit('lost-claim', token);
+      expect((await s.claim('lost-claim', 60_000)).state).toBe('done');
+    });
+
+    it('repeated (a retried commit that already went through) leaves it done, with a fresh retention', async () => {
+      const s = store({ prefix: 'cas3:', retentionMs: 90_000_000 });
+      const token = await claimed(s.claim('twice', 60_000));
+      await s.commit('twice', token);
+      await s.commit('twice', token);
+      expect(await admin.get('cas3:twice')).toBe('done');
+      expect(await admin.pttl('cas3:twice')).toBeGreaterThan(89_000_000);
+    });
+  });
+
   it('a claim holds for its lease: busy meanwhile, claimable after it lapses', async () => {
     const s = store();
     await claimed(s.claim('leased', 200));
@@ -128,4 +158,33 @@ describe('redis store (against a real redis-server)', () => {
     await s.close();
     expect(await admin.ping()).toBe('PONG');
   });
+
+  it('closes the connection it made from `url` on close()', async () => {
+    const name = `own-url-${Date.now()}`;
+    const s = redisStore({ url: `${redis.url}?connectionName=${name}` });
+    await s.claim('x-own', 1000);
+    const listed = async () => String(await admin.call('CLIENT', 'LIST')).includes(`name=${name}`);
+    expect(await listed()).toBe(true);
+    await s.close();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await listed()).toBe(false);
+  });
+
+  it('leaves no timer behind once a command has answered', async () => {
+    const s = store({ commandTimeoutMs: 60_000 });
+    await s.claim('warm-up', 1000);
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 20; i++) await s.claim(`timer-${i}`, 1000);
+    expect(timers()).toBe(before);
+  });
+
+  it('a command sent while the connection is being re-established waits for it, within the timeout', async () => {
+    const s = store({ commandTimeoutMs: 3000 });
+    await s.claim('before-reconnect', 1000);
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await new Promise((r) => setTimeout(r, 20)); // the store's client notices and starts reconnecting
+    expect((await s.claim('during-reconnect', 1000)).state).toBe('claimed');
+  });
 });
+

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { memoryStore } from '../../src';
 import { IdTable, idWords } from '../../src/dedup/id-table';
+import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
 
 const HOUR = 3600_000;
 
@@ -70,7 +71,50 @@ describe('memory store', () => {
     expect(store.claim(ids[ids.length - 1]!, 1000).state).toBe('done');
     expect(store.claim(ids[0]!, 1000).state).toBe('claimed');
     expect(warn).toHaveBeenCalled();
-    expect(warn.mock.calls[0][1]).toMatch(/retention window/);
+    expect(warn.mock.calls[0][1]).toMatch(/retry window/);
+  });
+
+  describe('at its bound (maxIds)', () => {
+    it('never forgets the newest ids: after 101 deliveries into 100 places, each of the last 80 is still a duplicate', () => {
+      const store = memoryStore({ maxIds: 100 });
+      const ids = Array.from({ length: 101 }, () => randomUUID());
+      for (const id of ids) store.commit(id, claimToken(store.claim(id, 1000)));
+      expect(store.stats().ids).toBeLessThanOrEqual(100);
+      for (const id of ids.slice(-80)) expect(store.claim(id, 1000).state).toBe('done');
+    });
+
+    it('forgets the oldest ids first, an eighth of the bound at a time', () => {
+      const store = memoryStore({ maxIds: 80 });
+      const ids = Array.from({ length: 81 }, () => randomUUID());
+      for (const id of ids) store.commit(id, claimToken(store.claim(id, 1000)));
+      expect(store.stats().ids).toBe(71);
+      for (const id of ids.slice(0, 10)) expect(store.claim(id, 1000).state).toBe('claimed');
+      for (const id of ids.slice(10)) expect(store.claim(id, 1000).state).toBe('done');
+    });
+
+    it('keeps the one id it was just given even with a bound of 1', () => {
+      const store = memoryStore({ maxIds: 1 });
+      store.commit('a', claimToken(store.claim('a', 1000)));
+      store.commit('b', claimToken(store.claim('b', 1000)));
+      expect(store.claim('b', 1000).state).toBe('done');
+      expect(store.claim('a', 1000).state).toBe('claimed');
+    });
+
+    it('warns how far eviction cut into the retry window: ids are remembered only as long as the newest one forgotten is old', () => {
+      let now = 0;
+      const warn = jest.fn();
+      const store = memoryStore({ maxIds: 16, now: () => now, logger: { warn } as never, retentionMs: 24 * HOUR });
+      // Two ids a minute: the 17th id, at 8 min, makes the store forget the first two (0 and 0.5 min old).
+      for (let i = 0; i < 17; i++) {
+        now = i * 30_000;
+        const id = randomUUID();
+        store.commit(id, claimToken(store.claim(id, 1000)));
+      }
+      expect(warn).toHaveBeenCalledTimes(1);
+      const [fields, message] = warn.mock.calls[0];
+      expect(fields).toEqual({ evicted: 2, rememberedMs: 7.5 * 60_000, retentionMs: 24 * HOUR, windowCutMs: 24 * HOUR - 7.5 * 60_000, maxIds: 16 });
+      expect(message).toContain('7.5 min of the 24.0 h retry window');
+    });
   });
 
   it('costs well under 64 bytes per remembered id', () => {
@@ -100,4 +144,36 @@ describe('id table', () => {
     }
     expect(table.size).toBe(2500);
   });
+
+  it.each([0, 1, 2, 3])('tells apart keys that differ only in word %i, even inside one probe chain', (word) => {
+    const table = new IdTable();
+    const key = (n: number) => {
+      const w = new Uint32Array([0x9e3779b9, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f]);
+      w[word] = n;
+      return w;
+    };
+    // 700 keys in 1024 slots: probe chains are long, and every key shares three words with the rest.
+    for (let n = 1; n <= 700; n++) table.add(key(n));
+    for (let n = 1; n <= 700; n++) expect(table.has(key(n))).toBe(true);
+    for (let n = 701; n <= 1400; n++) expect(table.has(key(n))).toBe(false);
+    expect(table.size).toBe(700);
+  });
+
+  it('keeps the all-zero key, which marks empty slots, apart', () => {
+    const table = new IdTable();
+    const zero = new Uint32Array(4);
+    expect(table.has(zero)).toBe(false);
+    table.add(zero);
+    table.add(zero);
+    expect(table.has(zero)).toBe(true);
+    expect(table.size).toBe(1);
+  });
 });
+
+describe('retention', () => {
+  it('is the sender\'s one-day retry window plus an hour for clock skew, by default', () => {
+    expect(DEFAULT_RETENTION_MS).toBe(25 * HOUR);
+    expect(memoryStore().retentionMs).toBe(25 * HOUR);
+  });
+});
+

@@ -20,10 +20,14 @@ describe('parseJson decoding of large bodies', () => {
     }
   });
 
-  it('decodes invalid UTF-8 as before, each bad sequence as U+FFFD', () => {
-    const { text } = document('données ', 40 * 1024);
-    const body = Buffer.from(text);
-    const bad = Buffer.concat([body.subarray(0, 100), Buffer.from([0xc3]), body.subarray(100)]);
-    expect(parseJson(bad)).toEqual(JSON.parse(bad.toString('utf8')));
+  it.each([
+    ['a lone continuation byte in a small body', 1024, [0x80]],
+    ['a truncated two-byte sequence in a large body', 40 * 1024, [0xc3]],
+    ['an overlong encoding of "/"', 1024, [0xc0, 0xaf]],
+    ['a UTF-16 surrogate encoded as UTF-8', 1024, [0xed, 0xa0, 0x80]],
+  ])('refuses invalid UTF-8 (%s) with invalid_utf8, never decoding it with replacements', (_what, bytes, bad) => {
+    const body = Buffer.from(document('données ', bytes).text);
+    const corrupt = Buffer.concat([body.subarray(0, 20), Buffer.from(bad), body.subarray(20)]);
+    expect(() => parseJson(corrupt)).toThrow(expect.objectContaining({ code: 'invalid_utf8', status: 400 }));
   });
 });
