@@ -1,3 +1,5 @@
+import { SENSITIVE_KEYS } from '../internal/log-redaction';
+
 /** A duration for people: 850 ms, 2.5 s, 4 min, 1 h 3 min. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -24,8 +26,22 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, '?').replace(/[\n\t]/g, ' ');
 }
 
-/** Fields as aligned `name  value` lines, in the order given; unknown fields included. */
-export function formatFields(fields: Record<string, unknown>, indent = '  '): string {
+/**
+ * A copy of what svc answered without credentials: a field named like one (`secret`, `token`,
+ * `authorization`, in any case, at any depth) is shown as "[redacted]". svc never sends one in a
+ * webhook's state; if it ever did, this output would not show it.
+ */
+export function withoutCredentials(value: unknown, depth = 0): unknown {
+  if (typeof value !== 'object' || value === null || depth > 10) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutCredentials(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? '[redacted]' : withoutCredentials(item, depth + 1);
+  return out;
+}
+
+/** Fields as aligned `name  value` lines, in the order given; unknown fields included, credentials not. */
+export function formatFields(shown: Record<string, unknown>, indent = '  '): string {
+  const fields = withoutCredentials(shown) as Record<string, unknown>;
   const names = Object.keys(fields);
   const width = Math.max(0, ...names.map((n) => n.length));
   return names.map((name) => `${indent}${name.padEnd(width)}  ${formatValue(fields[name])}\n`).join('');

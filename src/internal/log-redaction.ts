@@ -8,7 +8,7 @@ import { redactSecrets } from '../client/redact-secrets';
  * an svc token. Message strings and the bindings of child loggers a handler makes itself are not
  * scanned: log values as fields.
  */
-const SENSITIVE_KEYS = new Set(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password']);
+export const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password']);
 const SIGNATURE = /\b(sha256|v1)=[0-9a-fA-F]{64}\b/g;
 const TOKEN_PREFIX = /svc_(bot|os|oc|oa|or|client)_/;
 export const REDACTED = '[Redacted]';

@@ -7,6 +7,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
+import { noteVerifiedSecrets } from '../internal/request-secrets';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { bodyBoardId, claimedBoard } from '../verify/claimed-board';
@@ -41,6 +42,7 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
       const { boardId } = claimedBoard(body, pathId(pattern, req));
       signature.boardId = boardId;
       noteClaimedBoard(req, boardId);
+      noteVerifiedSecrets(req, () => lookup.secretsOf(boardId));
       const found = lookup.keysFor(boardId);
       if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
       return verifyBoardSignature(found, signature, body);

@@ -7,6 +7,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
+import { noteVerifiedSecrets } from '../internal/request-secrets';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
@@ -42,6 +43,7 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
       // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
       const botId = pathId(pattern, req);
       if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
+      noteVerifiedSecrets(req, () => lookup.secretsOf(botId));
       const found = lookup.keysFor(botId);
       if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBotSignature(k, claimed, body));
       return verifyBotSignature(found, claimed, body);

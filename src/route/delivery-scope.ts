@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import { deliveryLogOptions } from '../internal/request-secrets';
 import type { DeliveryContext } from './handler-types';
 
 /**
@@ -25,7 +26,7 @@ export class DeliveryScope implements DeliveryContext {
   }
 
   get log(): Logger {
-    return (this.#log ??= this.#logger.child({ deliveryId: this.deliveryId, kind: this.#kind }));
+    return (this.#log ??= this.#logger.child({ deliveryId: this.deliveryId, kind: this.#kind }, deliveryLogOptions(this.req)));
   }
 
   get signal(): AbortSignal {

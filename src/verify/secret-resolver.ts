@@ -34,6 +34,8 @@ export interface SecretLookupOptions {
 interface Entry {
   /** Undefined: the resolver does not know this id. */
   readonly keys: readonly KeyObject[] | undefined;
+  /** The secrets themselves, so the handlers' loggers can drop them. */
+  readonly secrets: readonly string[];
   readonly expires: number;
 }
 
@@ -82,12 +84,27 @@ export class SecretLookup {
     return lookup.then((entry) => keysOf(entry, this.what));
   }
 
+  /** The secrets of `id` as last looked up, while they are cached. */
+  secretsOf(id: string): readonly string[] {
+    return this.known.get(id)?.secrets ?? [];
+  }
+
   /** Drops what is known of `id` (after a rotation or a disconnect): the next delivery looks it up again. */
   forget(id: string): void {
     this.epoch++;
     this.known.delete(id);
     this.unknown.delete(id);
     this.pending.delete(id);
+  }
+
+  private withoutSecrets(err: Error): Record<string, unknown> {
+    return { type: err.name, message: this.scrub(String(err.message)), stack: this.scrub(String(err.stack ?? '')) };
+  }
+
+  private scrub(text: string): string {
+    let out = text;
+    for (const entry of this.known.values()) for (const secret of entry.secrets) if (out.includes(secret)) out = out.split(secret).join('[Redacted]');
+    return out;
   }
 
   private cached(id: string): Entry | undefined {
@@ -137,7 +154,7 @@ export class SecretLookup {
 
   private entry(id: string, value: SecretAnswer): Entry {
     const absent = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
-    if (absent) return { keys: undefined, expires: this.now() + this.unknownTtl };
+    if (absent) return { keys: undefined, secrets: [], expires: this.now() + this.unknownTtl };
     let keys: KeyObject[];
     try {
       keys = secretKeys(value);
@@ -145,7 +162,7 @@ export class SecretLookup {
       // The messages of secretKeys name a length, never the secret.
       throw new InvalidAnswer((err as Error).message);
     }
-    return { keys, expires: this.now() + this.ttl };
+    return { keys, secrets: typeof value === 'string' ? [value] : [...(value as readonly string[])], expires: this.now() + this.ttl };
   }
 
   private store(id: string, entry: Entry): void {
@@ -160,7 +177,7 @@ export class SecretLookup {
     const timedOut = err instanceof LookupTimeout;
     const why = timedOut ? `did not answer within ${this.timeout} ms` : err instanceof InvalidAnswer ? `answered with something that is not a webhook secret: ${err.message}` : 'threw or rejected';
     const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
-    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = safeError(err);
+    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = this.withoutSecrets(safeError(err));
     this.logger.error(fields, `the secret resolver ${why}; the delivery is answered 503 and svc retries it`);
     return new SvcWebhookError('secret_unavailable', `the webhook secret of this ${this.what} could not be looked up; retry later`, { retryAfter: 5 });
   }

@@ -1,6 +1,6 @@
 import { CliError, usageError } from '../cli-error';
 import type { Command } from '../command';
-import { formatFields, printable } from '../format';
+import { formatFields, printable, withoutCredentials } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { optionalSecret } from '../read-input';
@@ -69,7 +69,7 @@ export const boardWebhookCommand: Command = {
       const secret = optionalSecret(io, { value: values.secret, file: values['secret-file'] });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
-      if (json) print(generatedSecret === undefined ? { webhook } : { webhook, secret: generatedSecret });
+      if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
       else {
         io.stdout.write(`board webhook set for board ${board}:\n${formatFields(webhook)}`);
         if (generatedSecret !== undefined) {
@@ -80,7 +80,7 @@ export const boardWebhookCommand: Command = {
     }
     if (action === 'get') {
       const state = await withProgress(io, 'reading the board webhook', () => client.getBoardWebhook(board));
-      if (json) print(state);
+      if (json) print(withoutCredentials(state));
       else io.stdout.write(state === null ? `no webhook is set for board ${board}\n` : `board webhook of board ${board}:\n${formatFields(state)}`);
       return 0;
     }
@@ -90,7 +90,7 @@ export const boardWebhookCommand: Command = {
       return 0;
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));
-    if (json) print(result);
+    if (json) print(withoutCredentials(result));
     if (!result.ok) {
       const status = typeof result.status === 'number' && result.status > 0 ? `the receiver answered ${result.status}` : 'the receiver was not reached';
       const error = typeof result.error === 'string' && result.error !== '' ? `: ${result.error}` : '';
