@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { SvcWebhookError } from '../errors';
+import { isSvcWebhookError, SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
@@ -10,7 +10,7 @@ import { pathId, type PathPattern } from '../internal/path-pattern';
 import { noteVerifiedSecrets } from '../internal/request-secrets';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
-import { bodyBoardId, claimedBoard } from '../verify/claimed-board';
+import { bodyBoardId, claimedBoard, scannedBoardId } from '../verify/claimed-board';
 import { noteClaimedBoard } from './refusal-log';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
@@ -39,13 +39,29 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
     verify(signature: ClaimedSignature, body, req) {
       if (keys !== undefined) return verifyFixed(keys, signature, body, req);
       // Only the claimed board's secrets are tried: a secret of board B never verifies a delivery for A.
-      const { boardId } = claimedBoard(body, pathId(pattern, req));
-      signature.boardId = boardId;
-      noteClaimedBoard(req, boardId);
-      noteVerifiedSecrets(req, () => lookup.secretsOf(boardId));
-      const found = lookup.keysFor(boardId);
-      if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
-      return verifyBoardSignature(found, signature, body);
+      const fromPath = pathId(pattern, req);
+      const claim = claimedBoard(body, fromPath);
+      const verifyFor = (boardId: string): void | Promise<void> => {
+        signature.boardId = boardId;
+        noteClaimedBoard(req, boardId);
+        noteVerifiedSecrets(req, () => lookup.secretsOf(boardId));
+        const found = lookup.keysFor(boardId);
+        if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
+        return verifyBoardSignature(found, signature, body);
+      };
+      if (!claim.scanned) return verifyFor(claim.boardId);
+      // The scan read a board id without parsing; when it was not the event's own, the parsed one is tried.
+      const retry = (err: unknown): void | Promise<void> => {
+        const parsed = isSvcWebhookError(err) && err.code === 'signature_mismatch' ? bodyBoardId(body) : undefined;
+        if (parsed === undefined || parsed === claim.boardId || (fromPath !== undefined && parsed !== fromPath)) throw err;
+        return verifyFor(parsed);
+      };
+      try {
+        const verifying = verifyFor(claim.boardId);
+        return verifying === undefined ? undefined : verifying.catch(retry);
+      } catch (err) {
+        return retry(err);
+      }
     },
     delivery(payload, req, signature: ClaimedSignature) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || typeof payload.type !== 'string') {
@@ -80,7 +96,7 @@ function verifyFixed(keys: readonly KeyObject[], signature: BoardSignature, body
   try {
     verifyBoardSignature(keys, signature, body);
   } catch (err) {
-    noteClaimedBoard(req, bodyBoardId(body));
+    noteClaimedBoard(req, scannedBoardId(body));
     throw err;
   }
 }

@@ -88,6 +88,30 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(t.calls).toEqual([]);
   });
 
+  describe('when the body names another board before its own (a crafted key order)', () => {
+    function crafted(event: Record<string, any>, earlier: string): string {
+      const { id, type, ...rest } = event;
+      return JSON.stringify({ id, type, extra: { board: { id: earlier } }, ...rest });
+    }
+
+    it('a delivery signed with its own board\'s secret is accepted', async () => {
+      const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      await post(app, PATH, signBoard(event, { secret: SECRET_A, body: crafted(event, B) })).expect(200);
+      expect(handled).toEqual([{ board: A, id: event.id }]);
+    });
+
+    it('a delivery for A signed with the earlier board\'s secret -> 401 board_id_mismatch, handler not called', async () => {
+      const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      const res = await post(app, PATH, signBoard(event, { secret: SECRET_B, body: crafted(event, B) }));
+      expect([res.status, res.body.code]).toEqual([401, 'board_id_mismatch']);
+      expect(handled).toEqual([]);
+    });
+  });
+
   it('rotates one board\'s secret: both of its secrets verify it, never another board\'s', async () => {
     const NEW_A = 'new-secret-of-board-a-0123456789';
     const t = table({ [A]: [SECRET_A, NEW_A], [B]: SECRET_B });
