@@ -7,11 +7,11 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
-import { noteVerifiedSecrets } from '../internal/request-secrets';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { bodyBoardId, claimedBoard, scannedBoardId } from '../verify/claimed-board';
 import { noteClaimedBoard } from './refusal-log';
+import type { SecretLookup } from '../verify/secret-resolver';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
@@ -20,6 +20,8 @@ export interface BoardDelivery extends Delivery {
   readonly event: BoardWebhookEvent;
   readonly timestamp: number;
   readonly sequence: number;
+  /** With a resolver: the board whose secret verified the delivery. */
+  readonly verifiedBoard: string | undefined;
 }
 
 export interface BoardHandlers {
@@ -38,36 +40,24 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
     readSignature: (req, nowMs) => readBoardSignature(req, toleranceSeconds, nowMs),
     verify(signature: ClaimedSignature, body, req) {
       if (keys !== undefined) return verifyFixed(keys, signature, body, req);
-      // Only the claimed board's secrets are tried: a secret of board B never verifies a delivery for A.
-      const fromPath = pathId(pattern, req);
-      const claim = claimedBoard(body, fromPath);
-      const verifyFor = (boardId: string): void | Promise<void> => {
-        signature.boardId = boardId;
-        noteClaimedBoard(req, boardId);
-        noteVerifiedSecrets(req, () => lookup.secretsOf(boardId));
-        const found = lookup.keysFor(boardId);
-        if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
-        return verifyBoardSignature(found, signature, body);
-      };
-      if (!claim.scanned) return verifyFor(claim.boardId);
-      // The scan read a board id without parsing; when it was not the event's own, the parsed one is tried.
-      const retry = (err: unknown): void | Promise<void> => {
-        const parsed = isSvcWebhookError(err) && err.code === 'signature_mismatch' ? bodyBoardId(body) : undefined;
-        if (parsed === undefined || parsed === claim.boardId || (fromPath !== undefined && parsed !== fromPath)) throw err;
-        return verifyFor(parsed);
+      // The board the request claimed is noted for the refusal's log line, only when it is refused.
+      const noted = (err: unknown): never => {
+        noteClaimedBoard(req, signature.boardId);
+        throw err;
       };
       try {
-        const verifying = verifyFor(claim.boardId);
-        return verifying === undefined ? undefined : verifying.catch(retry);
+        const verifying = verifyClaimed(lookup, pattern, signature, body, req);
+        return verifying === undefined ? undefined : verifying.catch(noted);
       } catch (err) {
-        return retry(err);
+        return noted(err);
       }
     },
     delivery(payload, req, signature: ClaimedSignature) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || typeof payload.type !== 'string') {
         throw malformed('a board event must be an object with string `id` and `type`');
       }
-      if (signature.boardId !== undefined) checkVerifiedBoard(payload, signature.boardId);
+      const verifiedBoard = signature.boardId;
+      if (verifiedBoard !== undefined) checkVerifiedBoard(payload, verifiedBoard);
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
       const id = canonicalDeliveryId(payload.id);
@@ -80,15 +70,49 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
         event: payload as unknown as BoardWebhookEvent,
         timestamp: signature.timestamp,
         sequence,
+        verifiedBoard,
       };
     },
-    context: (delivery, init) => new BoardDeliveryContext(delivery, init),
+    context(delivery, init) {
+      const ctx = new BoardDeliveryContext(delivery, init);
+      const id = delivery.verifiedBoard;
+      if (lookup !== undefined && id !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(id));
+      return ctx;
+    },
     calls(delivery, ctx) {
       const call = (h: BoardHandler<never>): HandlerCall => () => (h as BoardHandler)(delivery.event, ctx as BoardDeliveryContext);
       const own = handlers.byType.get(delivery.kind);
       return own.length === 0 ? handlers.any.map(call) : [...own.map(call), ...handlers.any.map(call)];
     },
   };
+}
+
+/**
+ * Verifies with the secrets of the claimed board only: a secret of board B never verifies a delivery
+ * for A. Synchronous when the board's secrets are cached.
+ */
+function verifyClaimed(lookup: SecretLookup, pattern: PathPattern, signature: ClaimedSignature, body: Buffer, req: IncomingMessage): void | Promise<void> {
+  const fromPath = pathId(pattern, req);
+  const claim = claimedBoard(body, fromPath);
+  const verifyFor = (boardId: string): void | Promise<void> => {
+    signature.boardId = boardId;
+    const found = lookup.keysFor(boardId);
+    if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
+    return verifyBoardSignature(found, signature, body);
+  };
+  if (!claim.scanned) return verifyFor(claim.boardId);
+  // The scan read a board id without parsing; when it was not the event's own, the parsed one is tried.
+  const retry = (err: unknown): void | Promise<void> => {
+    const parsed = isSvcWebhookError(err) && err.code === 'signature_mismatch' ? bodyBoardId(body) : undefined;
+    if (parsed === undefined || parsed === claim.boardId || (fromPath !== undefined && parsed !== fromPath)) throw err;
+    return verifyFor(parsed);
+  };
+  try {
+    const verifying = verifyFor(claim.boardId);
+    return verifying === undefined ? undefined : verifying.catch(retry);
+  } catch (err) {
+    return retry(err);
+  }
 }
 
 /** With one secret for all: on a mismatch, the board the body claims is noted for the refusal's log line. */

@@ -7,7 +7,6 @@ import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
-import { noteVerifiedSecrets } from '../internal/request-secrets';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
@@ -43,7 +42,6 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
       // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
       const botId = pathId(pattern, req);
       if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
-      noteVerifiedSecrets(req, () => lookup.secretsOf(botId));
       const found = lookup.keysFor(botId);
       if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBotSignature(k, claimed, body));
       return verifyBotSignature(found, claimed, body);
@@ -64,7 +62,13 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
       checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
       return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
-    context: (delivery, init) => new BotDeliveryContext(delivery, init),
+    context(delivery, init) {
+      const ctx = new BotDeliveryContext(delivery, init);
+      // With a resolver, the path named the bot whose secret verified this delivery.
+      const botId = lookup === undefined ? undefined : pathId(pattern, ctx.req);
+      if (botId !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup!.secretsOf(botId));
+      return ctx;
+    },
     calls(delivery, ctx) {
       const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);

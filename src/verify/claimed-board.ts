@@ -15,16 +15,20 @@ export interface BoardClaim {
 
 /** Where svc puts `board` (the seventh field of a compact event); a whole parse is the fallback. */
 const SCAN_BYTES = 4096;
-const BOARD_ID = /"board"\s*:\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"/;
+const BOARD_KEY = '"board"';
+const BOARD_ID = /^"board"\s*:\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"/;
 
 /**
  * The first `"board":{"id":"…"` in the body's first 4 KB, without parsing the (up to 512 KB) body:
- * an unverified claim costs no JSON.parse. It may be a nested object in a crafted body; that is
- * safe (the parsed event must name the same board after verification) and, for a real delivery
- * whose signature then does not match, the parsed `board.id` is tried too.
+ * an unverified claim costs no JSON.parse, and is found without copying the body. It may be a
+ * nested object in a crafted body; that is safe (the parsed event must name the same board after
+ * verification) and, for a real delivery whose signature then does not match, the parsed
+ * `board.id` is tried too.
  */
 export function scannedBoardId(body: Buffer): string | undefined {
-  return BOARD_ID.exec(body.toString('latin1', 0, Math.min(body.length, SCAN_BYTES)))?.[1];
+  const at = body.indexOf(BOARD_KEY);
+  if (at === -1 || at > SCAN_BYTES) return undefined;
+  return BOARD_ID.exec(body.toString('latin1', at, Math.min(body.length, at + 256)))?.[1];
 }
 
 /** `board.id` of the unverified body, or undefined when the body is not JSON or names no board. */
