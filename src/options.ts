@@ -4,6 +4,7 @@ import { DEFAULT_RETENTION_MS, type DeliveryStore } from './dedup/delivery-store
 import { memoryStore } from './dedup/memory-store';
 import { schemaPolicies, type SchemaPolicy } from './validate/validate-payload';
 import { redactingLogOptions } from './internal/log-redaction';
+import { optionNumber } from './internal/option-number';
 import { normalisePath, pathPattern, type PathPattern } from './internal/path-pattern';
 import { secretKeys } from './verify/secret-keys';
 import { SecretLookup, type BoardSecretClaim, type BotSecretClaim, type SecretLookupOptions, type SecretResolver } from './verify/secret-resolver';
@@ -103,7 +104,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key) || (key === 'tolerance' && webhook === 'bot')) throw new TypeError(`svc-webhooks: unknown option \`${key}\``);
   }
-  const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
+  const timeoutMs = optionNumber(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
   const fixedSecrets = typeof options.secret === 'string' ? [options.secret] : Array.isArray(options.secret) ? (options.secret as unknown[]).filter((s): s is string => typeof s === 'string') : [];
   const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(fixedSecrets) });
   const policy = options.schemaPolicy ?? 'reject';
@@ -118,21 +119,13 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     now,
     limit: limit(options.limit),
     timeoutMs,
-    leaseMs: number(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
-    abandonAfterMs: number(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    leaseMs: optionNumber(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    abandonAfterMs: optionNumber(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
     store: options.store ?? memoryStore({ logger }),
     logger,
     schemaPolicy: policy,
-    toleranceSeconds: number(options.tolerance, 300, 'tolerance', 1, 24 * 60 * 60),
+    toleranceSeconds: optionNumber(options.tolerance, 300, 'tolerance', 1, 24 * 60 * 60),
   };
-}
-
-function number(value: unknown, fallback: number, name: string, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new RangeError(`svc-webhooks: \`${name}\` must be a number from ${min} to ${max}`);
-  }
-  return value;
 }
 
 export { normalisePath };

@@ -3,6 +3,7 @@ import { boardEventTypes } from './generated/board-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { httpMiddleware } from './middleware/http-middleware';
 import { settings, type BoardWebhookOptions } from './options';
+import type { BoardSecretClaim, SecretResolver } from './verify/secret-resolver';
 import { boardProtocol } from './receive/board-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
@@ -16,7 +17,7 @@ export interface BoardWebhookMiddleware extends WebhookMiddlewareBase<BoardHandl
 const KNOWN_TYPES = new Set<string>(boardEventTypes);
 
 /** The board webhook receiver: `app.use(svcBoardWebhook(secret))`. */
-export function svcBoardWebhook(secretOrOptions: string | readonly string[] | BoardWebhookOptions): BoardWebhookMiddleware {
+export function svcBoardWebhook(secretOrOptions: string | readonly string[] | SecretResolver<BoardSecretClaim> | BoardWebhookOptions): BoardWebhookMiddleware {
   const config = settings(secretOrOptions, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SvcWebhookError } from '../errors';
+import { optionNumber } from '../internal/option-number';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import { secretKeys } from './secret-keys';
@@ -63,10 +64,10 @@ export class SecretLookup {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.ttl = bounded(options.ttl, 60_000, 'secretLookup.ttl', 0, 24 * 60 * 60_000);
-    this.unknownTtl = bounded(options.unknownTtl, 10_000, 'secretLookup.unknownTtl', 0, 60_000);
-    this.max = bounded(options.max, 10_000, 'secretLookup.max', 1, 10_000_000);
-    this.timeout = bounded(options.timeout, 5_000, 'secretLookup.timeout', 1, 9_000);
+    this.ttl = optionNumber(options.ttl, 60_000, 'secretLookup.ttl', 0, 24 * 60 * 60_000);
+    this.unknownTtl = optionNumber(options.unknownTtl, 10_000, 'secretLookup.unknownTtl', 0, 60_000);
+    this.max = optionNumber(options.max, 10_000, 'secretLookup.max', 1, 10_000_000);
+    this.timeout = optionNumber(options.timeout, 5_000, 'secretLookup.timeout', 1, 9_000);
   }
 
   /**
@@ -192,11 +193,3 @@ function keysOf(entry: Entry, what: 'board' | 'bot'): readonly KeyObject[] {
 
 class LookupTimeout extends Error {}
 class InvalidAnswer extends Error {}
-
-function bounded(value: unknown, fallback: number, name: string, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new RangeError(`svc-webhooks: \`${name}\` must be a number from ${min} to ${max}`);
-  }
-  return value;
-}
