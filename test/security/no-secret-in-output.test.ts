@@ -220,6 +220,32 @@ describe('no secret, token or signature in any output', () => {
     }
   });
 
+  it('setup errors of the middleware, and a resolver answering a secret svc would never use', async () => {
+    const texts: string[] = [];
+    const tooLong = `${BOARD_SECRET}${'x'.repeat(300)}`;
+    for (const options of [{ secret: tooLong }, { secret: [BOARD_SECRET, tooLong] }, { secret: BOARD_SECRET, path: `/hooks/:${BOARD_SECRET}` }, { secret: BOARD_SECRET, bogus: BOARD_SECRET }]) {
+      try {
+        svcBoardWebhook(options as never);
+        texts.push('no error');
+      } catch (err) {
+        texts.push(`${String(err)} ${inspect(err)}`);
+      }
+    }
+    expect(texts.join('\n')).not.toContain('no error');
+    const log = capture();
+    const board = svcBoardWebhook({ logger: log.logger, secret: () => tooLong });
+    const { server, base } = await listen(createNodeHandler(board));
+    try {
+      const event = fixture('board', 'ping');
+      texts.push(await post(base, board.path, signedBoard(event)));
+      expect(log.text()).toContain('secret_unavailable');
+      texts.push(log.text());
+      expectClean('setup errors and invalid resolver answers', texts.join('\n'));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('setup client errors, however they are printed', async () => {
     const echo = (async (_input: string | URL | Request, init?: RequestInit) =>
       new Response(JSON.stringify({ message: `echo ${String(init?.body)} ${JSON.stringify(init?.headers)}` }), { status: 400 })) as typeof fetch;
