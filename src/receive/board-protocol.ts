@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isSvcWebhookError, SvcWebhookError } from '../errors';
+import { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
@@ -9,7 +9,7 @@ import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
-import { bodyBoardId, claimedBoard, scannedBoardId } from '../verify/claimed-board';
+import { claimedBoard, scannedBoardId } from '../verify/claimed-board';
 import { noteClaimedBoard } from './refusal-log';
 import type { SecretLookup } from '../verify/secret-resolver';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
@@ -94,25 +94,10 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
 function verifyClaimed(lookup: SecretLookup, pattern: PathPattern, signature: ClaimedSignature, body: Buffer, req: IncomingMessage): void | Promise<void> {
   const fromPath = pathId(pattern, req);
   const claim = claimedBoard(body, fromPath);
-  const verifyFor = (boardId: string): void | Promise<void> => {
-    signature.boardId = boardId;
-    const found = lookup.keysFor(boardId);
-    if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
-    return verifyBoardSignature(found, signature, body);
-  };
-  if (!claim.scanned) return verifyFor(claim.boardId);
-  // The scan read a board id without parsing; when it was not the event's own, the parsed one is tried.
-  const retry = (err: unknown): void | Promise<void> => {
-    const parsed = isSvcWebhookError(err) && err.code === 'signature_mismatch' ? bodyBoardId(body) : undefined;
-    if (parsed === undefined || parsed === claim.boardId || (fromPath !== undefined && parsed !== fromPath)) throw err;
-    return verifyFor(parsed);
-  };
-  try {
-    const verifying = verifyFor(claim.boardId);
-    return verifying === undefined ? undefined : verifying.catch(retry);
-  } catch (err) {
-    return retry(err);
-  }
+  signature.boardId = claim.boardId;
+  const found = lookup.keysFor(claim.boardId);
+  if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBoardSignature(k, signature, body));
+  return verifyBoardSignature(found, signature, body);
 }
 
 /** With one secret for all: on a mismatch, the board the body claims is noted for the refusal's log line. */

@@ -9,26 +9,46 @@ import { MAX_PATH_ID_LENGTH } from '../internal/path-pattern';
  */
 export interface BoardClaim {
   readonly boardId: string;
-  /** Read from the start of the body without parsing it; see scannedBoardId. */
-  readonly scanned: boolean;
 }
 
 /** Where svc puts `board` (the seventh field of a compact event); a whole parse is the fallback. */
 const SCAN_BYTES = 4096;
 const BOARD_KEY = '"board"';
 const BOARD_ID = /^"board"\s*:\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"/;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /**
- * The first `"board":{"id":"…"` in the body's first 4 KB, without parsing the (up to 512 KB) body:
- * an unverified claim costs no JSON.parse, and is found without copying the body. It may be a
- * nested object in a crafted body; that is safe (the parsed event must name the same board after
- * verification) and, for a real delivery whose signature then does not match, the parsed
- * `board.id` is tried too.
+ * The top-level `"board":{"id":"…"` in the body's first 4 KB, read without parsing or copying the
+ * (up to 512 KB) body: an unverified claim costs no JSON.parse. The bytes before it are walked to
+ * know that the key is the event's own (outside any string, one object deep). Should the body name
+ * `board` twice at the top, JSON.parse keeps the last one: the parsed event must then name this
+ * same board after verification, or the delivery is refused.
  */
 export function scannedBoardId(body: Buffer): string | undefined {
-  const at = body.indexOf(BOARD_KEY);
-  if (at === -1 || at > SCAN_BYTES) return undefined;
-  return BOARD_ID.exec(body.toString('latin1', at, Math.min(body.length, at + 256)))?.[1];
+  const end = Math.min(body.length, SCAN_BYTES);
+  let depth = 0;
+  let inString = false;
+  let next = body.indexOf(BOARD_KEY);
+  for (let i = 0; i < end && next !== -1 && next < end; i++) {
+    // An occurrence skipped over as an escaped character is passed: look for the next one.
+    if (next < i) {
+      next = body.indexOf(BOARD_KEY, i);
+      if (next === -1 || next >= end) break;
+    }
+    if (i === next) {
+      if (!inString && depth === 1) return BOARD_ID.exec(body.toString('latin1', i, Math.min(body.length, i + 256)))?.[1];
+      next = body.indexOf(BOARD_KEY, i + 1);
+    }
+    const byte = body[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return undefined;
 }
 
 /** `board.id` of the unverified body, or undefined when the body is not JSON or names no board. */
@@ -56,5 +76,5 @@ export function claimedBoard(body: Buffer, fromPath: string | undefined): BoardC
   }
   const boardId = fromBody ?? fromPath;
   if (boardId === undefined) throw new SvcWebhookError('board_id_missing', 'the body names no board (`board.id`), so there is no secret to verify it with');
-  return { boardId, scanned: scanned !== undefined };
+  return { boardId };
 }

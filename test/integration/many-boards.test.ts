@@ -88,27 +88,41 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(t.calls).toEqual([]);
   });
 
-  describe('when the body names another board before its own (a crafted key order)', () => {
-    function crafted(event: Record<string, any>, earlier: string): string {
+  describe('when the body names other boards besides its own (crafted bodies)', () => {
+    function nestedFirst(event: Record<string, any>, earlier: string): string {
       const { id, type, ...rest } = event;
-      return JSON.stringify({ id, type, extra: { board: { id: earlier } }, ...rest });
+      return JSON.stringify({ id, type, extra: { board: { id: earlier } }, note: '\\"board":{"id":"x"}', ...rest });
     }
 
-    it('a delivery signed with its own board\'s secret is accepted', async () => {
+    it('a board nested before the event\'s own is not taken for it: its own board\'s secret verifies it', async () => {
       const t = table({ [A]: SECRET_A, [B]: SECRET_B });
       const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
       const event = eventFor(A);
-      await post(app, PATH, signBoard(event, { secret: SECRET_A, body: crafted(event, B) })).expect(200);
-      expect(handled).toEqual([{ board: A, id: event.id }]);
+      await post(app, PATH, signBoard(event, { secret: SECRET_A, body: nestedFirst(event, B) })).expect(200);
+      const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B, body: nestedFirst(eventFor(A), B) }));
+      expect([res.status, res.body.code]).toEqual([401, 'signature_mismatch']);
+      expect(handled.map((h) => h.board)).toEqual([A]);
+      expect(t.calls).toEqual([A]);
     });
 
-    it('a delivery for A signed with the earlier board\'s secret -> 401 board_id_mismatch, handler not called', async () => {
+    it('a body naming `board` twice at the top, signed for the first -> 401 board_id_mismatch, handler not called', async () => {
       const t = table({ [A]: SECRET_A, [B]: SECRET_B });
       const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
-      const event = eventFor(A);
-      const res = await post(app, PATH, signBoard(event, { secret: SECRET_B, body: crafted(event, B) }));
+      const event = eventFor(B);
+      const body = JSON.stringify(event).replace('"board":{', `"board":{"id":"${A}"},"board":{`);
+      const res = await post(app, PATH, signBoard(event, { secret: SECRET_A, body }));
       expect([res.status, res.body.code]).toEqual([401, 'board_id_mismatch']);
       expect(handled).toEqual([]);
+    });
+
+    it('a board further than the first 4 KB is read by parsing the body', async () => {
+      const t = table({ [A]: SECRET_A });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      const { board, ...rest } = event;
+      const body = JSON.stringify({ ...rest, padding: 'x'.repeat(5_000), board });
+      await post(app, PATH, signBoard(event, { secret: SECRET_A, body })).expect(200);
+      expect(handled.map((h) => h.board)).toEqual([A]);
     });
   });
 

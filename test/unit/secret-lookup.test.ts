@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { isSvcWebhookError } from '../../src';
 import { pathPattern } from '../../src/internal/path-pattern';
+import { scannedBoardId } from '../../src/verify/claimed-board';
 import { SecretLookup, type SecretAnswer } from '../../src/verify/secret-resolver';
 
 const silent = pino({ level: 'silent' });
@@ -111,5 +112,20 @@ describe('pathPattern', () => {
     expect(() => pathPattern('/hooks/:botId', ['boardId'])).toThrow(TypeError);
     expect(() => pathPattern('/hooks/:boardId/:boardId', ['boardId'])).toThrow(TypeError);
     expect(() => pathPattern('/hooks/x:boardId', ['boardId'])).toThrow(TypeError);
+  });
+});
+
+describe('scannedBoardId (the claimed board, read without parsing)', () => {
+  it.each([
+    ['{"id":"1","board":{"id":"A"}}', 'A'],
+    ['{"x":{"board":{"id":"B"}},"board":{"id":"A"}}', 'A'],
+    ['{"x":"\\"board\\":{\\"id\\":\\"B\\"}","board":{"id":"A"}}', 'A'],
+    ['{"x":["board",{"board":{"id":"B"}}],"board":{"id":"A"}}', 'A'],
+    ['{ "board" : { "id" : "A" } }', 'A'],
+    ['{"board":{"key":"K","id":"A"}}', undefined],
+    ['{"board_id":"B"}', undefined],
+    ['["board",{"id":"B"}]', undefined],
+  ])('%s -> %s', (text, expected) => {
+    expect(scannedBoardId(Buffer.from(text))).toBe(expected);
   });
 });
