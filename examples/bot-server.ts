@@ -33,7 +33,7 @@ if (onDevSecrets && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
   process.exit(1);
 }
 
-// A page listing recent deliveries live; it shows verified bodies, so it answers this machine's names only.
+// A page listing recent deliveries live and why any was refused; it shows verified bodies, so it answers this machine's names only.
 const inspector = process.env.SVC_INSPECTOR === 'off' ? undefined : deliveryInspector();
 const record = (r: Parameters<NonNullable<typeof inspector>['add']>[0]): void => inspector?.add(r);
 
@@ -61,7 +61,7 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
     ctx.log.info({ room: data.message.roomId, length: data.message.content.length }, 'message received');
   })
   .command('deploy', (data, ctx) => {
-    ctx.log.info({ args: data.message.command?.args }, 'deploy command received');
+    ctx.log.info({ args: data.message.command.args }, 'deploy command received');
   })
   .command('ping', (_data, ctx) => {
     ctx.log.info('ping command received');

@@ -13,6 +13,7 @@ export type {
   BotContext,
   BoardHandler,
   BotHandler,
+  CommandData,
   ErrorContext,
   ErrorHandler,
   DeliveryListener,

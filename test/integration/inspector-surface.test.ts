@@ -70,7 +70,7 @@ describe('the delivery inspector as an attacker reaches it', () => {
 
   it('holds the first snapshot, like the live events, to the backlog bound: the newest deliveries that fit', async () => {
     const big = { text: 'x'.repeat(60 * 1024) };
-    for (let i = 0; i < 40; i++) inspector.add({ webhook: 'board', deliveryId: `id-${i}`, outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), payload: big });
+    for (let i = 0; i < 40; i++) inspector.add({ webhook: 'board', deliveryId: `id-${i}`, outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: big });
     const first = await get('/inspector/events', 'localhost');
     expect(first.text.length).toBeLessThan(MAX_BACKLOG_BYTES + 4096);
     const data = JSON.parse(/data: (.*)\n/.exec(first.text)![1]!) as { truncated: boolean; deliveries: Array<{ deliveryId: string }> };
