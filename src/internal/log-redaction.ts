@@ -62,21 +62,35 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
       }
       return value;
     }
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((value as Record<string, unknown>)[key], depth + 1);
+    // Copied only once something in it changes: most lines hold nothing to drop.
+    const source = value as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(source);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const item = source[key];
+      const next = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
+      if (next === item && out === undefined) continue;
+      if (out === undefined) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]!] = source[keys[j]!];
+      }
+      out[key] = next;
     }
-    return out;
+    return out ?? value;
   };
-  const scrubArray = (list: readonly unknown[], depth: number): unknown[] => {
-    const out: unknown[] = [];
+  const scrubArray = (list: readonly unknown[], depth: number): readonly unknown[] => {
+    let out: unknown[] | undefined;
     for (let i = 0; i < list.length; i++) {
       const item = list[i];
       // A raw header list: [name, value, name, value, ...]
       const previous = i > 0 ? list[i - 1] : undefined;
-      out.push(typeof previous === 'string' && i % 2 === 1 && SENSITIVE_KEYS.has(previous.toLowerCase()) ? REDACTED : scrub(item, depth + 1));
+      const next = typeof previous === 'string' && i % 2 === 1 && SENSITIVE_KEYS.has(previous.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
+      if (next === item && out === undefined) continue;
+      out ??= list.slice(0, i);
+      out[i] = next;
     }
-    return out;
+    return out ?? list;
   };
   const scrubError = (err: Error, depth: number): Record<string, unknown> => {
     let out: Record<string, unknown>;
