@@ -52,10 +52,32 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
       met: check(cpu, (v) => v <= 1.15),
     });
   }
+  for (const size of ['2kb', '256kb'] as const) {
+    const resolver = ratio(cells, size, 'svc-board-resolver', 'svc-board-express', 'rps');
+    targets.push({
+      target: `board with a secret resolver over 10,000 boards within 5 % of the single-secret mount's req/s (${size === '2kb' ? '2 KB' : '250 KB'})`,
+      measured: `${fixed(resolver, 3)}× (CPU per request ${fixed(ratio(cells, size, 'svc-board-resolver', 'svc-board-express', 'cpuUsPerRequest'), 3)}×)`,
+      met: check(resolver, (v) => v >= 0.95),
+    });
+  }
   const node2kb = ratio(cells, '2kb', 'svc-board-node', 'node-floor', 'rps');
   targets.push({
     target: 'without Express: svc-webhooks board as a node:http handler, req/s vs the node floor (2 KB; shown, no target)',
     measured: `${fixed(node2kb, 2)}× (CPU per request ${fixed(ratio(cells, '2kb', 'svc-board-node', 'node-floor', 'cpuUsPerRequest'), 2)}×)`,
+    met: undefined,
+    info: true,
+  });
+  // OpenTelemetry: svc-board-node has @opentelemetry/api installed and no provider registered.
+  const idle = ratio(cells, '2kb', 'svc-board-node', 'svc-board-node-no-otel', 'cpuUsPerRequest');
+  targets.push({
+    target: 'OpenTelemetry with no provider registered: CPU per request within noise (≤ 1.05×) of the api not installed (board, node:http, 2 KB)',
+    measured: `${fixed(idle, 2)}× (req/s ${fixed(ratio(cells, '2kb', 'svc-board-node', 'svc-board-node-no-otel', 'rps'), 2)}×)`,
+    met: check(idle, (v) => v <= 1.05),
+  });
+  const traced = ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'cpuUsPerRequest');
+  targets.push({
+    target: 'OpenTelemetry SDK registered (every span recorded, metrics aggregated): CPU per request vs the api not installed (board, node:http, 2 KB; shown, no target)',
+    measured: `${fixed(traced, 2)}× (req/s ${fixed(ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'rps'), 2)}×)`,
     met: undefined,
     info: true,
   });

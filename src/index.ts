@@ -16,6 +16,7 @@ export {
 export type { HeaderSource } from './internal/headers';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
 export { DEFAULT_PATHS } from './options';
+export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
 export type {
   Awaitable,
@@ -24,6 +25,7 @@ export type {
   BotContext,
   BoardHandler,
   BotHandler,
+  CommandData,
   ErrorContext,
   ErrorHandler,
   DeliveryListener,

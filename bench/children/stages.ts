@@ -13,6 +13,8 @@ import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
 import { NODE_REQUEST } from '../../src/middleware/node/node-request';
+import { pathPattern } from '../../src/internal/path-pattern';
+import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
 import { boardProtocol } from '../../src/receive/board-protocol';
@@ -125,7 +127,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   const validate = validatorFor('board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   byType.add('task.updated', trivialHandler, () => undefined);
-  const protocol = boardProtocol(keys, 300, { byType, any: [] });
+  const protocol = boardProtocol({ keys }, pathPattern(PATH, []), 300, { byType, any: [] });
   const logger = pino({ name: 'svc-webhooks', redact: REDACT_PATHS }).child({ webhook: 'board' }, { redact: REDACT_PATHS });
   const req = fakeRequest(one, PATH);
   const signature = readBoardSignature(req, 300, Date.now());
@@ -186,6 +188,10 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
       return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
     }),
   });
+
+  // @opentelemetry/api is installed here and no provider is registered: what every delivery pays for the hook.
+  const telemetry = new DeliveryTelemetry('board');
+  stages.push({ stage: 'telemetry (OpenTelemetry api, no provider)', us: await time(n, batches, () => telemetry.start()) });
 
   stages.push({
     stage: 'log (one line)',

@@ -14,6 +14,9 @@ export type StackName =
   | 'svc-board-front'
   | 'svc-board-web'
   | 'svc-board-redis'
+  | 'svc-board-resolver'
+  | 'svc-board-node-no-otel'
+  | 'svc-board-node-otel'
   | 'octokit-express'
   | 'standard-express';
 
@@ -38,6 +41,9 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
 ];

@@ -4,10 +4,13 @@
  */
 export type HeaderSource = NodeHeaderSource | FetchHeaderSource | PlainHeaders;
 
-/** What a Node `IncomingMessage` offers: the raw list keeps a repeated header apart. */
+/**
+ * A request with headers: a Node `IncomingMessage` (its raw list keeps a repeated header apart), or
+ * any object whose `headers` is a plain object or a Fetch `Headers`.
+ */
 export interface NodeHeaderSource {
   readonly rawHeaders?: readonly string[];
-  readonly headers: PlainHeaders;
+  readonly headers: PlainHeaders | FetchHeaderSource;
 }
 
 export interface FetchHeaderSource {
@@ -16,9 +19,10 @@ export interface FetchHeaderSource {
 
 export type PlainHeaders = { readonly [name: string]: string | readonly string[] | number | undefined };
 
-// An Express request has a `get` method too: its `headers` object tells a Node request apart.
-function isNodeSource(source: HeaderSource): source is NodeHeaderSource {
-  return isPlainObject((source as NodeHeaderSource).headers);
+// An Express request has a `get` method too: a `headers` object tells a request apart from headers.
+function isRequest(source: HeaderSource): source is NodeHeaderSource {
+  const headers = (source as NodeHeaderSource).headers as unknown;
+  return typeof headers === 'object' && headers !== null;
 }
 
 function isPlainObject(value: unknown): value is PlainHeaders {
@@ -45,12 +49,13 @@ export function headerValues(source: HeaderSource, lowerName: string): string[] 
     }
     return values;
   }
-  if (isNodeSource(source)) return plainValues(source.headers, lowerName, false);
-  if (isFetchSource(source)) {
-    const value = source.get(lowerName);
+  const headers = isRequest(source) ? source.headers : source;
+  if (isRequest(source) && isPlainObject(headers)) return plainValues(headers, lowerName, false);
+  if (isFetchSource(headers)) {
+    const value = headers.get(lowerName);
     return value === null ? [] : splitJoined(value);
   }
-  return plainValues(source, lowerName, true);
+  return plainValues(headers as PlainHeaders, lowerName, true);
 }
 
 /** The header as one text (repeats joined with ", "), or undefined when it is absent. */
@@ -61,8 +66,9 @@ export function headerText(source: HeaderSource, lowerName: string): string | un
     const value = nodeHeaders[lowerName];
     return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : String(value);
   }
-  if (isFetchSource(source)) return source.get(lowerName) ?? undefined;
-  const values = plainValues(source as PlainHeaders, lowerName, false);
+  const headers = isRequest(source) ? source.headers : source;
+  if (isFetchSource(headers)) return headers.get(lowerName) ?? undefined;
+  const values = plainValues(headers as PlainHeaders, lowerName, false);
   return values.length === 0 ? undefined : values.join(', ');
 }
 

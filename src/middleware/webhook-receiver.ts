@@ -1,3 +1,4 @@
+import type { PathPattern } from '../internal/path-pattern';
 import type { Outcome } from '../receive/receiver';
 import type { RequestAccess } from '../receive/request-access';
 
@@ -5,6 +6,7 @@ import type { RequestAccess } from '../receive/request-access';
 export interface WebhookReceiver {
   receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome>;
   readonly path: string;
+  readonly pattern: PathPattern;
 }
 
 // Kept apart from the public object, so a webhook's methods stay exactly the documented ones.

@@ -3,6 +3,7 @@ import { headerValues, type HeaderSource } from '../internal/headers';
 import type { HandlerCall } from '../route/run-handlers';
 import type { DeliveryScope } from '../route/delivery-scope';
 import type { SchemaName } from '../validate/validate-payload';
+import type { RequestFacts } from './request-access';
 
 /** A delivery after every check: what routing and de-duplication need. */
 export interface Delivery {
@@ -18,14 +19,17 @@ export interface Protocol<S, D extends Delivery> {
   readonly webhook: 'board' | 'bot';
   readonly schema: SchemaName;
   /** Reads and checks the signature headers, before the body is read. */
-  readSignature(headers: HeaderSource, nowMs: number): S;
-  /** Checks the MAC over the raw body. */
-  verify(signature: S, body: Buffer): void;
+  readSignature(request: RequestFacts, nowMs: number): S;
+  /**
+   * Checks the MAC over the raw body, with the secrets of the board or bot the request claims.
+   * Synchronous with a fixed secret or a cached lookup; a promise while a resolver is asked.
+   */
+  verify(signature: S, body: Buffer, request: RequestFacts): void | Promise<void>;
   /**
    * The checks that hold whatever the schema policy (routing and replay protection depend on
    * them), and the delivery they describe.
    */
-  delivery(payload: unknown, headers: HeaderSource, signature: S, nowMs: number): D;
+  delivery(payload: unknown, request: RequestFacts, signature: S, nowMs: number): D;
   /** The handlers' context: `init` plus what this webhook adds. */
   context(delivery: D, init: ConstructorParameters<typeof DeliveryScope>): DeliveryScope;
   /** The handler calls for this delivery, in registration order. */

@@ -3,17 +3,20 @@ import { checkContentHeaders } from '../capture/check-content-headers';
 import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type StoreFailure } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
+import { parseJson } from '../parse/parse-json';
 import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
 import { safeError } from '../internal/safe-error';
 import type { ClaimResult } from '../dedup/delivery-store';
-import { validatorFor, type SchemaProblem } from '../validate/validate-payload';
+import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/validate-payload';
 import { RequestScope } from '../route/request-scope';
-import { authenticDelivery } from './authentic-delivery';
+import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
+import type { PathPattern } from '../internal/path-pattern';
 import type { Delivery, Protocol } from './protocol';
-import type { RequestAccess } from './request-access';
+import { isExpectedRefusal, RefusalLog } from './refusal-log';
+import type { RequestAccess, RequestFacts } from './request-access';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -26,7 +29,15 @@ export interface Outcome {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate'; readonly delivery: Delivery }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery };
+  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received };
+
+/** What was read of a refused request: for the delivery record, which explains the refusal. */
+interface Received {
+  readonly body: Buffer;
+  readonly verified: boolean;
+  /** The parsed body, when it was verified and parsed (a schema refusal). */
+  readonly payload?: unknown;
+}
 
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 // Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
@@ -37,12 +48,15 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
  * commit or release. Every stage throws a SvcWebhookError; this is the one place that turns them
  * into responses, logs the delivery and tells the error handlers. It takes any request type with
- * the RequestAccess that reads it; the Express, node:http and Fetch adapters only send the Outcome.
+ * the RequestAccess that reads it; the Express, node:http, Fetch and Fastify adapters only send the
+ * Outcome.
  */
 export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
   private closing = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly refusals: RefusalLog;
+  private readonly telemetry: DeliveryTelemetry;
 
   constructor(
     private readonly protocol: Protocol<S, D>,
@@ -51,6 +65,8 @@ export class Receiver<S, D extends Delivery> {
     private readonly listeners: readonly DeliveryListener[] = [],
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
+    this.refusals = new RefusalLog(settings.logger, settings.now);
+    this.telemetry = new DeliveryTelemetry(protocol.webhook);
   }
 
   /** The path the webhook answers when mounted without a router. */
@@ -58,19 +74,25 @@ export class Receiver<S, D extends Delivery> {
     return this.settings.path;
   }
 
+  get pattern(): PathPattern {
+    return this.settings.pattern;
+  }
+
   async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
+    const request = access.facts(req);
     const started = performance.now();
     const receivedAt = this.settings.now();
+    const trace = this.telemetry.start();
     if (this.closing) {
-      return this.finish(req, access, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
+      return this.finish(req, access, request, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) }, trace);
     }
     this.inFlight++;
     let background = false;
     try {
-      const result = await this.process(req, access, started, receivedAt, () => {
+      const result = await this.process(req, access, request, started, receivedAt, () => {
         background = true;
-      });
-      return this.finish(req, access, started, receivedAt, result);
+      }, trace);
+      return this.finish(req, access, request, started, receivedAt, result, trace);
     } catch {
       // Only a logger or a listener's own failure gets here: the answer must still be ours.
       return INTERNAL;
@@ -90,17 +112,29 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process<R>(req: R, access: RequestAccess<R>, started: number, now: number, detach: () => void): Promise<Result> {
+  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
+    let body: Buffer | undefined;
+    let verified = false;
+    let payload: unknown;
     try {
-      const headers = access.headers(req);
-      checkContentHeaders(headers);
-      const signature = protocol.readSignature(headers, now);
-      const body = await access.readBody(req, settings.limit);
+      checkContentHeaders(request);
+      const signature = protocol.readSignature(request, now);
+      body = await access.readBody(req, settings.limit);
+      const verifying = protocol.verify(signature, body, request);
+      if (verifying !== undefined) await verifying;
+      verified = true;
+      payload = parseJson(body);
       // The warning closure is made only under the `warn` policy, where it has something to log.
       const warn = settings.schemaPolicy === 'warn' ? (error: SvcWebhookError, found: SchemaProblem[]) => this.warnSchema(error, found, access.url(req)) : undefined;
-      delivery = authenticDelivery(protocol, signature, body, headers, now, settings.schemaPolicy, warn);
+      const invalid = schemaRefusal(protocol.schema, payload, settings.schemaPolicy, warn);
+      if (invalid !== undefined) {
+        // The refusal still names its delivery when the payload is well-formed enough to say which.
+        delivery = this.deliveryNamedBy(payload, request, signature, now);
+        throw invalid;
+      }
+      delivery = protocol.delivery(payload, request, signature, now);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
@@ -110,7 +144,8 @@ export class Receiver<S, D extends Delivery> {
       }
 
       const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, access, now, settings.logger]);
-      const calls = protocol.calls(delivery, ctx);
+      const own = protocol.calls(delivery, ctx);
+      const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
       const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));
@@ -136,12 +171,21 @@ export class Receiver<S, D extends Delivery> {
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
-      return delivery === undefined ? { state: 'rejected', error } : { state: 'rejected', error, delivery };
+      const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified } : { body, verified, payload };
+      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }) };
     }
   }
 
   private warnSchema(error: SvcWebhookError, found: SchemaProblem[], url: string): void {
     this.settings.logger.warn({ err: error, problems: found, url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+  }
+
+  private deliveryNamedBy(payload: unknown, request: RequestFacts, signature: S, now: number): D | undefined {
+    try {
+      return this.protocol.delivery(payload, request, signature, now);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -183,21 +227,24 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish<R>(req: R, access: RequestAccess<R>, started: number, receivedAt: number, result: Result): Outcome {
+  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
-      this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, payload: delivery?.payload }));
+      trace?.end({ outcome: result.state, status: 200, deliveryId: delivery?.id, kind: delivery?.kind });
+      this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, verified: true, payload: delivery?.payload }));
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
     if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
-    // An expected refusal needs no stack trace; reading one costs more than the rest of the line.
+    // An expected refusal is one line without a stack trace, rate-limited per code.
+    else if (isExpectedRefusal(error)) this.refusals.refused(error, request, fields);
     else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
-    this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
+    trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
+    this.tellListeners(() => refusalRecord({ ...fields, webhook: this.protocol.webhook, receivedAt }, error, result.received));
     this.tellErrorHandlers(error, req, access, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
@@ -232,6 +279,28 @@ export class Receiver<S, D extends Delivery> {
     };
     for (const observer of observers) Promise.resolve().then(() => call(observer)).catch(report);
   }
+}
+
+/** The record of a refused delivery: why (code, message, failing schema paths) and what was read. */
+function refusalRecord(
+  base: Pick<DeliveryRecord, 'webhook' | 'deliveryId' | 'kind' | 'durationMs' | 'receivedAt'>,
+  error: SvcWebhookError,
+  received: Received | undefined,
+): DeliveryRecord {
+  const record: { -readonly [K in keyof DeliveryRecord]: DeliveryRecord[K] } = {
+    ...base,
+    outcome: 'rejected',
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    verified: received?.verified === true,
+  };
+  if (error.code === 'schema_violation' && Array.isArray(error.details) && error.details.length > 0) record.problems = error.details as SchemaProblem[];
+  if (received !== undefined) {
+    record.body = received.body;
+    if (received.payload !== undefined) record.payload = received.payload;
+  }
+  return record;
 }
 
 /** The context of the error handlers. */

@@ -1,5 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import type { HeaderSource } from '../internal/headers';
+import type { NodeHeaderSource } from '../internal/headers';
+
+/**
+ * What the pipeline reads of a request besides its body: the headers, the path (for a path that
+ * names the board or bot) and, under Express, the route's parameters. A Node request has all of it
+ * itself; a Fetch Request gets a small view.
+ */
+export interface RequestFacts extends NodeHeaderSource {
+  readonly url?: string;
+  readonly originalUrl?: string;
+  readonly params?: Record<string, unknown>;
+  readonly socket?: { readonly remoteAddress?: string } | null;
+}
 
 /**
  * How the pipeline reads one kind of request: a Node `IncomingMessage` or a Fetch `Request`. Each
@@ -7,8 +19,8 @@ import type { HeaderSource } from '../internal/headers';
  * without allocating anything per request.
  */
 export interface RequestAccess<R> {
-  /** The headers: a Node request itself (its raw list keeps a repeated header apart), or `request.headers`. */
-  headers(req: R): HeaderSource;
+  /** The headers and path: a Node request itself (its raw list keeps a repeated header apart), or a view of a Fetch Request. */
+  facts(req: R): RequestFacts;
   /** The path and query, for logs. */
   url(req: R): string;
   /**

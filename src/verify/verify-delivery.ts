@@ -1,13 +1,15 @@
-import type { KeyObject } from 'node:crypto';
 import { tooLarge } from '../capture/body-bounds';
 import { boardEventTypes, type BoardEventMap, type BoardEventType, type BoardUnknownEvent } from '../generated/board-types';
 import { botEventKinds, type BotEventData, type BotEventMap, type BotWebhookUpdate } from '../generated/bot-types';
 import type { HeaderSource } from '../internal/headers';
-import { bodyLimit, toleranceOption } from '../options';
-import { authenticDelivery } from '../receive/authentic-delivery';
+import { pathPattern } from '../internal/path-pattern';
+import { bodyLimit, DEFAULT_PATHS, toleranceOption, type SecretSource } from '../options';
+import { parseJson } from '../parse/parse-json';
 import { boardProtocol } from '../receive/board-protocol';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
 import type { Delivery, Protocol } from '../receive/protocol';
+import type { RequestFacts } from '../receive/request-access';
+import { schemaRefusal } from '../validate/validate-payload';
 import { HandlerRegistry } from '../route/handler-registry';
 import { secretKeys } from './secret-keys';
 
@@ -57,6 +59,9 @@ const KNOWN_KINDS = new Set<string>(botEventKinds);
 // The verifiers route nothing: their protocols get no handlers.
 const NO_BOARD_HANDLERS = { byType: new HandlerRegistry<never>(), any: [] };
 const NO_BOT_HANDLERS = { byKind: new HandlerRegistry<never>(), byCommand: new HandlerRegistry<never>(), any: [] };
+// One secret (or a rotation of it) for every delivery: no path names a board or bot.
+const BOARD_PATH = pathPattern(DEFAULT_PATHS.board, []);
+const BOT_PATH = pathPattern(DEFAULT_PATHS.bot, []);
 
 /**
  * Verifies one board delivery without an HTTP framework (a queue consumer, a serverless function,
@@ -65,30 +70,37 @@ const NO_BOT_HANDLERS = { byKind: new HandlerRegistry<never>(), byCommand: new H
  * SvcWebhookError the middleware would answer with. De-duplication stays with the receivers.
  */
 export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBoardDelivery {
-  const { id, kind, event, timestamp, sequence } = verify(input, (keys) => boardProtocol(keys, toleranceOption(input.tolerance), NO_BOARD_HANDLERS));
+  const { id, kind, event, timestamp, sequence } = verify(input, (secrets) => boardProtocol(secrets, BOARD_PATH, toleranceOption(input.tolerance), NO_BOARD_HANDLERS));
   return { deliveryId: id, known: KNOWN_TYPES.has(kind), type: kind, event, timestamp, sequence } as VerifiedBoardDelivery;
 }
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
 export function verifyBotDelivery(input: VerifyDeliveryInput): VerifiedBotDelivery {
-  const { id, kind, data, update } = verify(input, (keys) => botProtocol(keys, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
+  const { id, kind, data, update } = verify(input, (secrets) => botProtocol(secrets, BOT_PATH, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
   return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
 }
 
-/** The receiver's order: signature headers, then the size, then the stages over the bytes. */
-function verify<S, D extends Delivery>(input: VerifyDeliveryInput, protocolFor: (keys: KeyObject[]) => Protocol<S, D>): D {
+/** The receiver's stages in its order: signature headers, the size, the MAC, the JSON, the schema, the delivery. */
+function verify<S, D extends Delivery>(input: VerifyDeliveryInput, protocolFor: (secrets: SecretSource) => Protocol<S, D>): D {
   if (typeof input !== 'object' || input === null) throw new TypeError('svc-webhooks: pass { body, headers, secret }');
-  const protocol = protocolFor(secretKeys(input.secret));
-  const { headers, schemaPolicy = 'reject' } = input;
-  if (typeof headers !== 'object' || headers === null) throw new TypeError('svc-webhooks: `headers` must be a Headers or an object of header values');
+  const protocol = protocolFor({ keys: secretKeys(input.secret) });
+  const { schemaPolicy = 'reject' } = input;
+  if (typeof input.headers !== 'object' || input.headers === null) throw new TypeError('svc-webhooks: `headers` must be a Headers or an object of header values');
   if (schemaPolicy !== 'reject' && schemaPolicy !== 'skip') throw new TypeError("svc-webhooks: `schemaPolicy` must be 'reject' or 'skip'");
   const now = input.now ?? Date.now();
   if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError('svc-webhooks: `now` must be ms since the epoch');
   const limit = bodyLimit(input.limit);
   const body = bytesOf(input.body);
-  const signature = protocol.readSignature(headers, now);
+  // Headers alone, or a request that has them: either is read as the receivers read a request.
+  const request = input.headers as RequestFacts;
+  const signature = protocol.readSignature(request, now);
   if (body.length > limit) throw tooLarge(limit);
-  return authenticDelivery(protocol, signature, body, headers, now, schemaPolicy);
+  // With fixed secrets the check is synchronous: nothing is awaited.
+  void protocol.verify(signature, body, request);
+  const payload = parseJson(body);
+  const invalid = schemaRefusal(protocol.schema, payload, schemaPolicy, undefined);
+  if (invalid !== undefined) throw invalid;
+  return protocol.delivery(payload, request, signature, now);
 }
 
 function bytesOf(body: unknown): Buffer {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { CONTRACT_SECRET, describeWebhookContract } from '../support/webhook-contract';
 
-// The workerd package ships the runtime that Cloudflare Workers run on, as a binary for this machine.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const workerd = require('workerd') as { default: string; compatibilityDate: string };
+// workerd, the runtime Cloudflare Workers run on, as the npm package of its Linux x64 binary (the
+// machines this project runs on); its version is the latest compatibility date it supports.
+const WORKERD = require.resolve('@cloudflare/workerd-linux-64/bin/workerd');
+const COMPATIBILITY_DATE = execFileSync(WORKERD, ['--version'], { encoding: 'utf8' }).trim().split(' ').pop()!;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,7 +44,7 @@ const config :Workerd.Config = (
 );
 const worker :Workerd.Worker = (
   modules = [ (name = "worker", esModule = embed "worker.mjs") ],
-  compatibilityDate = "${workerd.compatibilityDate}",
+  compatibilityDate = "${COMPATIBILITY_DATE}",
   compatibilityFlags = ["nodejs_compat"],
   bindings = [ (name = "SVC_BOARD_WEBHOOK_SECRET", text = "${CONTRACT_SECRET}") ],
 );
@@ -74,7 +75,7 @@ describe('the Cloudflare Workers recipe (createWebHandler), in workerd with node
     await bundle(dir);
     const port = await freePort();
     writeFileSync(join(dir, 'config.capnp'), config(port));
-    child = spawn(workerd.default, ['serve', join(dir, 'config.capnp')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(WORKERD, ['serve', join(dir, 'config.capnp')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (c) => (output += c));
     child.stderr!.on('data', (c) => (output += c));
     baseUrl = `http://127.0.0.1:${port}`;

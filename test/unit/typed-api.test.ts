@@ -3,6 +3,7 @@
  * `@ts-expect-error` here that stops being an error, or a narrowing that stops holding, fails it.
  */
 import { svcBoardWebhook, svcBotWebhook, type BoardEventMap, type BotEventMap } from '../../src';
+import { silentLogger } from '../../src/testing';
 
 const SECRET = 'a-secret-of-sixteen+';
 
@@ -15,7 +16,10 @@ describe('the typed API', () => {
       void event.task.title;
       const field: 'moved_board' = event.changes[0]!.field;
       const n: number = ctx.sequence;
-      void [key, field, n];
+      const sequence: number = event.sequence; // normalized from a decimal string when sent as one
+      // @ts-expect-error the sequence is never a string by the time a handler sees it
+      const asString: string = event.sequence;
+      void [key, field, n, sequence, asString];
     });
     board.on('task.comment.created', (event) => {
       const text: string = event.comment.text; // not null for comment events
@@ -49,8 +53,14 @@ describe('the typed API', () => {
       void [content, kind, created];
     });
     bot.command('deploy', (data) => {
-      const args: string | undefined = data.message.command?.args;
-      void args;
+      // A command handler runs only for messages that carry the command: it is never null there.
+      const args: string = data.message.command.args;
+      const name: string = data.message.command.name;
+      void [args, name];
+    });
+    bot.on('messageCreate', (data) => {
+      // @ts-expect-error outside .command() a message may carry no command
+      void data.message.command.name;
     });
     bot.on('botCallback', (data) => {
       const anything: unknown = data.whatever;
@@ -60,5 +70,14 @@ describe('the typed API', () => {
     expect(() => bot.on('voiceStateUpdate', () => undefined)).toThrow();
     const kind: keyof BotEventMap = 'taskNotice';
     expect(kind).toBe('taskNotice');
+  });
+
+  it('types the secret resolver by webhook: a board claim for boards, a bot claim for bots', () => {
+    const board = svcBoardWebhook({ secret: async ({ boardId }) => (boardId === 'b' ? 'board-secret-0123456789' : undefined), logger: silentLogger });
+    const bot = svcBotWebhook({ path: '/webhooks/bots/:botId', secret: ({ botId }) => [`${botId}-secret-0123456789abcdef`], logger: silentLogger });
+    // @ts-expect-error a board delivery claims a board, not a bot
+    expect(() => svcBoardWebhook({ secret: ({ botId }) => botId, logger: silentLogger })).not.toThrow();
+    expect(board.forgetSecret('b')).toBe(board);
+    expect(bot.forgetSecret('x')).toBe(bot);
   });
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalisePath } from '../../options';
+import { requestPathname, type PathPattern } from '../../internal/path-pattern';
 import { attachReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { NODE_REQUEST, sendOutcome } from './node-request';
 
@@ -17,17 +17,11 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?
  * (`app.post('/x', mw)`). Express leaves `req.route` set after an earlier route called next(),
  * so the route counts only if this very middleware is in its stack.
  */
-export function isDeliveryRequest(req: IncomingMessage, path: string, self: Middleware): boolean {
+export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
   if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
-  return isPath(r.originalUrl ?? req.url ?? '', path);
-}
-
-/** True when the URL's path, without the query, is `path`. */
-export function isPath(url: string, path: string): boolean {
-  const query = url.indexOf('?');
-  return normalisePath(query === -1 ? url : url.slice(0, query)) === path;
+  return pattern.match(requestPathname(r)) !== undefined;
 }
 
 /**
@@ -35,9 +29,9 @@ export function isPath(url: string, path: string): boolean {
  * middleware is the webhook object: the other adapters find its receiver through it.
  */
 export function expressMiddleware(name: string, receiver: WebhookReceiver): Middleware {
-  const { path } = receiver;
+  const { pattern } = receiver;
   const middleware: Middleware = (req, res, next) => {
-    if (!isDeliveryRequest(req, path, middleware)) {
+    if (!isDeliveryRequest(req, pattern, middleware)) {
       next();
       return;
     }

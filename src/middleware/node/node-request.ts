@@ -8,7 +8,7 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string };
 
 /** How the pipeline reads a Node request, under Express or plain node:http. */
 export const NODE_REQUEST: RequestAccess<IncomingMessage> = {
-  headers: (req) => req,
+  facts: (req) => req,
   url: (req) => req.url ?? '',
   readBody: readRawBody,
   complete: (req) => req.complete,

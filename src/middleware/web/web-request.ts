@@ -3,7 +3,8 @@ import type { RequestAccess } from '../../receive/request-access';
 
 /** How the pipeline reads a Fetch `Request`, on any runtime that has one. */
 export const WEB_REQUEST: RequestAccess<Request> = {
-  headers: (request) => request.headers,
+  // The one object made per Fetch request: its headers and path, as the protocols read them.
+  facts: (request) => ({ headers: request.headers, url: pathAndQuery(request) }),
   url: pathAndQuery,
   readBody: readWebBody,
   // Unread body bytes are cancelled by the adapter; a Fetch response cannot ask to close the connection.
