@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createWebHandler, svcBoardWebhook, svcBotWebhook, type BoardWebhookOptions, type ErrorContext } from '../../src';
 import { BODY_TIMEOUT_MS } from '../../src/capture/body-bounds';
 import { readWebBody } from '../../src/capture/read-web-body';
-import { boardEvent, botCommand, signBoardEvent, signBotUpdate, silentLogger, type SignedDelivery } from '../../src/testing';
+import { boardEvent, botCommand, botUpdate, signBoardEvent, signBotUpdate, silentLogger, type SignedDelivery } from '../../src/testing';
 import { deferred, memoryLogger } from '../support/apps';
 
 type RequestBody = NonNullable<RequestInit['body']>;
@@ -193,6 +193,41 @@ describe('createWebHandler', () => {
       const line = log.lines.find((l) => l.msg === 'delivery received');
       expect(line).toMatchObject({ webhook: 'board', deliveryId: event.id, kind: 'task.created', outcome: 'handled', status: 200 });
       expect(log.text()).not.toContain(secret);
+    });
+  });
+
+  describe('with a secret resolver', () => {
+    const boardA = '6f1c2a9e-0000-4000-8000-00000000000a';
+    const secretA = 'secret-of-board-a-0123456789';
+    const resolver = ({ boardId }: { boardId: string }) => (boardId === boardA ? secretA : undefined);
+
+    it('verifies each board with its own secret, the board named by the body', async () => {
+      const handler = jest.fn();
+      const handle = createWebHandler(svcBoardWebhook({ secret: resolver, logger: silentLogger }).on('task.created', handler));
+      const event = boardEvent('task.created', { board: { id: boardA } });
+      expect((await handle(webRequest(signBoardEvent(event, { secret: secretA })))).status).toBe(200);
+      const forged = await viaWeb(handle, webRequest(signBoardEvent(boardEvent('task.created', { board: { id: boardA } }), { secret })));
+      expect(forged).toMatchObject({ status: 401, code: 'signature_mismatch' });
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('takes the board from the Request’s path (`/webhooks/boards/:boardId`)', async () => {
+      const handler = jest.fn();
+      const handle = createWebHandler(svcBoardWebhook({ secret: resolver, logger: silentLogger, path: '/webhooks/boards/:boardId' }).on('task.created', handler));
+      const event = boardEvent('task.created', { board: { id: boardA } });
+      const res = await handle(webRequest(signBoardEvent(event, { secret: secretA }), { path: `/webhooks/boards/${boardA}` }));
+      expect(res.status).toBe(200);
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
+    it('a bot’s secret by the bot id in the path; the handlers’ logger still runs', async () => {
+      const botSecret = 'secret-of-bot-one-0123456789';
+      const handler = jest.fn((_data: unknown, ctx: { log: { info: (m: string) => void } }) => ctx.log.info('seen'));
+      const bot = svcBotWebhook({ secret: ({ botId }) => (botId === 'bot-1' ? botSecret : undefined), logger: silentLogger, path: '/webhooks/bots/:botId' }).on('taskCreate', handler);
+      const signed = signBotUpdate(botUpdate('taskCreate'), { secret: botSecret });
+      const res = await createWebHandler(bot)(new Request('http://127.0.0.1/webhooks/bots/bot-1', { method: 'POST', headers: signed.headers, body: signed.body }));
+      expect(res.status).toBe(200);
+      expect(handler).toHaveBeenCalledTimes(1);
     });
   });
 
