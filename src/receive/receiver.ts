@@ -12,6 +12,7 @@ import { isThenable } from '../internal/thenable';
 import { safeError } from '../internal/safe-error';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
+import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
@@ -104,6 +105,7 @@ export class Receiver<S, D extends Delivery> {
 
       const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, now, settings.logger]);
       const calls = protocol.calls(delivery, ctx);
+      DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: calls.length });
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
       const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));
@@ -116,7 +118,7 @@ export class Receiver<S, D extends Delivery> {
       if (run.state === 'failed') {
         const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
         if (released !== undefined) await released;
-        throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+        throw handlerFailure(run.error);
       }
       const committed = attempt(() => settings.store.commit(delivery!.id, claim.token));
       const failed = isThenable<StoreFailure>(committed) ? await committed : committed;

@@ -1,6 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import type { DeliveryContext } from './handler-types';
+import type { DeliveryStore } from '../dedup/delivery-store';
+import type { SqlClient } from '../dedup/sql-client';
+import type { Awaitable, DeliveryContext } from './handler-types';
+
+/** The claim a delivery's handlers run under: what a transaction needs to record the delivery as done. */
+export interface DeliveryClaim {
+  readonly store: DeliveryStore;
+  readonly token: string;
+  /** How many handlers this delivery runs. */
+  readonly handlers: number;
+}
 
 /**
  * The part of a handler's context that every delivery has. The child logger and the AbortSignal
@@ -12,6 +22,8 @@ export class DeliveryScope implements DeliveryContext {
   #log: Logger | undefined;
   #controller: AbortController | undefined;
   #aborted = false;
+  #claim: DeliveryClaim | undefined;
+  #transacted = false;
 
   constructor(
     readonly deliveryId: string,
@@ -33,10 +45,41 @@ export class DeliveryScope implements DeliveryContext {
     return (this.#controller ??= new AbortController()).signal;
   }
 
+  transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T> {
+    try {
+      const { store, token } = DeliveryScope.takeTransaction(this);
+      if (store.transaction === undefined) throw new TypeError("svc-webhooks: ctx.transaction needs a store with transactions (postgresStore); this webhook's store has none");
+      return store.transaction<T>(this.deliveryId, token, work as (tx: SqlClient) => Awaitable<T>);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /** Tells the handlers (through `signal`) that their deadline passed. */
   static abort(scope: DeliveryScope): void {
     scope.#aborted = true;
     scope.#controller?.abort(deadlineReason());
+  }
+
+  /** The one seam between the receiver and a handler's transaction: the claim the handlers run under. */
+  static bindClaim(scope: DeliveryScope, claim: DeliveryClaim): void {
+    scope.#claim = claim;
+  }
+
+  /**
+   * The claim, for the one transaction that records this delivery as done. A second transaction,
+   * or one beside other handlers, could record the delivery as done while other work of it still
+   * fails, and that work would never be retried: both are refused.
+   */
+  static takeTransaction(scope: DeliveryContext): DeliveryClaim {
+    const claim = scope instanceof DeliveryScope ? scope.#claim : undefined;
+    if (!(scope instanceof DeliveryScope) || claim === undefined) throw new TypeError('svc-webhooks: this context belongs to no delivery being handled');
+    if (claim.handlers !== 1) {
+      throw new TypeError(`svc-webhooks: a transaction records the whole delivery as done, so it needs the delivery to have one handler; this one has ${claim.handlers}`);
+    }
+    if (scope.#transacted) throw new TypeError('svc-webhooks: a delivery has one transaction; this handler already opened it');
+    scope.#transacted = true;
+    return claim;
   }
 }
 

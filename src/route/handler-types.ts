@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { SqlClient } from '../dedup/sql-client';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate } from '../generated/bot-types';
@@ -18,6 +19,15 @@ export interface DeliveryContext {
   readonly signal: AbortSignal;
   /** When the request arrived, in ms since the epoch (from the `now` option). */
   readonly receivedAt: number;
+  /**
+   * Runs `work` in a transaction of the de-dup store's database (`postgresStore`) and records this
+   * delivery as handled in that same transaction, before COMMIT: its database writes through `tx`
+   * happen exactly once, even if the process dies at any point. If `work` or the COMMIT fails,
+   * nothing of it persists and the retry runs the handler again. One transaction per delivery, and
+   * only for a delivery with one handler; rejects (a TypeError) with a store without transactions.
+   * Annotate `tx` to use your client's full type: `ctx.transaction(async (tx: PoolClient) => ...)`.
+   */
+  transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T>;
 }
 
 export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
