@@ -9,7 +9,7 @@ import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type 
 
 /** The part of a node-postgres `Pool` the store uses. Any pool with these methods works. */
 export interface PostgresPool {
-  connect(): Promise<SqlClient & { release(destroy?: boolean | Error): void }>;
+  connect(): Promise<SqlClient & { release(destroy?: boolean | Error): void; on?(event: 'error', listener: (err: Error) => void): unknown; off?(event: 'error', listener: (err: Error) => void): unknown }>;
   end?(): Promise<void>;
 }
 
@@ -196,9 +196,13 @@ export class PostgresStore implements DeliveryStore {
     }
   }
 
-  private connect(deadline: number): Promise<PooledClient> {
+  private async connect(deadline: number): Promise<PooledClient> {
     // A connection that arrives after its caller gave up goes straight back to the pool.
-    return withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
+    const client = await withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
+    // A checked-out client whose server goes away emits 'error'; unheard, it would end the process.
+    // The statement or transaction using it fails on its own.
+    client.on?.('error', ignore);
+    return client;
   }
 
   private timed<T>(work: Promise<T>, what: string): Promise<T> {
@@ -210,7 +214,10 @@ function markKey(key: string, token: string): string {
   return `${key}\0${token}`;
 }
 
+function ignore(): void {}
+
 function giveBack(client: PooledClient, destroy: boolean): void {
+  client.off?.('error', ignore);
   try {
     client.release(destroy);
   } catch {
