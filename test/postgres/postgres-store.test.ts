@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import express from 'express';
 import { Pool } from 'pg';
-import { postgresMigrationSql, postgresStore, type ClaimResult, type PostgresStore } from '../../src';
+import { postgresMigrationSql, postgresStore, svcBoardWebhook, type ClaimResult, type PostgresStore } from '../../src';
+import { memoryLogger, silentLogger } from '../support/apps';
+import { post } from '../support/post';
 import { PostgresServer } from '../support/postgres-server';
+import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
 
 let pg: PostgresServer;
 const stores: PostgresStore[] = [];
@@ -239,5 +243,35 @@ describe('postgresStore: an unreachable or hung database', () => {
     expect(await s.claim(id, 10_000)).toEqual({ state: 'busy' });
     await s.commit(id, t);
     expect(await s.claim(id, 10_000)).toEqual({ state: 'done' });
+  });
+
+  it('makes the receiver answer 503 store_unavailable with Retry-After in bounded time, running no handler, until the database answers again', async () => {
+    const handler = jest.fn();
+    const s = store({ commandTimeoutMs: 300 });
+    const app = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s }).on('task.created', handler));
+    const event = fixture('board', 'task.created');
+    pg.pause();
+    try {
+      const started = Date.now();
+      const res = await post(app, '/webhooks/board', signBoard(event));
+      expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
+      expect(res.headers['retry-after']).toBeDefined();
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      pg.unpause();
+    }
+    expect(handler).not.toHaveBeenCalled();
+    await post(app, '/webhooks/board', signBoard(event)).expect(200, { ok: true });
+    await post(app, '/webhooks/board', signBoard(event)).expect(200, { ok: true, duplicate: true });
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('makes the receiver answer 503 while the table is missing, and says why in the log', async () => {
+    const s = store({ table: 'not_migrated_yet' });
+    const { logger, text } = memoryLogger();
+    const app = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger, store: s }).on('task.created', () => undefined));
+    const res = await post(app, '/webhooks/board', signBoard(fixture('board', 'task.created')));
+    expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
+    expect(text()).toContain('postgres migrate');
   });
 });
