@@ -20,6 +20,8 @@ import { stack } from './stacks/index';
 import { measureStartup } from './startup';
 import { fixed, grouped } from './stats';
 import { evaluateTargets } from './targets';
+import { postgresMigrationSql } from '../src/dedup/postgres-sql';
+import { PostgresServer } from '../test/support/postgres-server';
 import { RedisServer } from '../test/support/redis-server';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,6 +61,14 @@ function problems(cells: readonly Cell[], stages: readonly StageReport[]): strin
   return found;
 }
 
+async function startBenchPostgres(): Promise<PostgresServer> {
+  const postgres = await PostgresServer.start();
+  await postgres.query(postgresMigrationSql());
+  await postgres.query('CREATE TABLE bench_effects (delivery_id text PRIMARY KEY)');
+  process.env.SVC_BENCH_POSTGRES_URL = postgres.url;
+  return postgres;
+}
+
 async function main(): Promise<void> {
   const config = process.argv.includes('--smoke') ? SMOKE : FULL;
   const started = Date.now();
@@ -74,10 +84,12 @@ async function main(): Promise<void> {
   say('startup...');
   const startup = await measureStartup(config.startupRuns);
   say(`load: ${config.rounds} round(s) of ${config.measureSeconds} s per stack and body...`);
-  // The Redis-store stack talks to a local redis-server of its own (no persistence: a throughput run).
+  // The Redis-store stack talks to a local redis-server of its own (no persistence: a throughput run),
+  // the PostgreSQL-store stacks to a local postgres (fsync off, commits synchronous).
   const redis = await RedisServer.start({ appendOnly: false });
   process.env.SVC_BENCH_REDIS_URL = redis.url;
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry))).finally(() => redis.close());
+  const postgres = await startBenchPostgres();
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry))).finally(() => Promise.all([redis.close(), postgres.close()]));
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
   const targets = evaluateTargets(cells, startup, store);

@@ -13,6 +13,8 @@ export type StackName =
   | 'svc-board-node'
   | 'svc-board-front'
   | 'svc-board-redis'
+  | 'svc-board-postgres'
+  | 'svc-board-postgres-tx'
   | 'octokit-express'
   | 'standard-express';
 
@@ -36,6 +38,15 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-postgres', label: 'svc-webhooks board, Express 5, PostgreSQL store', module: 'svc-postgres', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  {
+    name: 'svc-board-postgres-tx',
+    label: 'svc-webhooks board, Express 5, PostgreSQL store, row written in ctx.transaction',
+    module: 'svc-postgres-tx',
+    scheme: 'svc-board',
+    webhook: 'board',
+    path: '/webhooks/board',
+  },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
 ];
