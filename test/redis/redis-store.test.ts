@@ -158,4 +158,33 @@ describe('redis store (against a real redis-server)', () => {
     await s.close();
     expect(await admin.ping()).toBe('PONG');
   });
+
+  it('closes the connection it made from `url` on close()', async () => {
+    const name = `own-url-${Date.now()}`;
+    const s = redisStore({ url: `${redis.url}?connectionName=${name}` });
+    await s.claim('x-own', 1000);
+    const listed = async () => String(await admin.call('CLIENT', 'LIST')).includes(`name=${name}`);
+    expect(await listed()).toBe(true);
+    await s.close();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await listed()).toBe(false);
+  });
+
+  it('leaves no timer behind once a command has answered', async () => {
+    const s = store({ commandTimeoutMs: 60_000 });
+    await s.claim('warm-up', 1000);
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    for (let i = 0; i < 20; i++) await s.claim(`timer-${i}`, 1000);
+    expect(timers()).toBe(before);
+  });
+
+  it('a command sent while the connection is being re-established waits for it, within the timeout', async () => {
+    const s = store({ commandTimeoutMs: 3000 });
+    await s.claim('before-reconnect', 1000);
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await new Promise((r) => setTimeout(r, 20)); // the store's client notices and starts reconnecting
+    expect((await s.claim('during-reconnect', 1000)).state).toBe('claimed');
+  });
 });
+

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { memoryStore } from '../../src';
 import { IdTable, idWords } from '../../src/dedup/id-table';
+import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
 
 const HOUR = 3600_000;
 
@@ -143,4 +144,36 @@ describe('id table', () => {
     }
     expect(table.size).toBe(2500);
   });
+
+  it.each([0, 1, 2, 3])('tells apart keys that differ only in word %i, even inside one probe chain', (word) => {
+    const table = new IdTable();
+    const key = (n: number) => {
+      const w = new Uint32Array([0x9e3779b9, 0x85ebca6b, 0xc2b2ae35, 0x27d4eb2f]);
+      w[word] = n;
+      return w;
+    };
+    // 700 keys in 1024 slots: probe chains are long, and every key shares three words with the rest.
+    for (let n = 1; n <= 700; n++) table.add(key(n));
+    for (let n = 1; n <= 700; n++) expect(table.has(key(n))).toBe(true);
+    for (let n = 701; n <= 1400; n++) expect(table.has(key(n))).toBe(false);
+    expect(table.size).toBe(700);
+  });
+
+  it('keeps the all-zero key, which marks empty slots, apart', () => {
+    const table = new IdTable();
+    const zero = new Uint32Array(4);
+    expect(table.has(zero)).toBe(false);
+    table.add(zero);
+    table.add(zero);
+    expect(table.has(zero)).toBe(true);
+    expect(table.size).toBe(1);
+  });
 });
+
+describe('retention', () => {
+  it('is the sender\'s one-day retry window plus an hour for clock skew, by default', () => {
+    expect(DEFAULT_RETENTION_MS).toBe(25 * HOUR);
+    expect(memoryStore().retentionMs).toBe(25 * HOUR);
+  });
+});
+
