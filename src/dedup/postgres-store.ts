@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
+import { storeRefusal } from '../receive/handler-failure';
 import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
 import { isConnectionFailure, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from './sql-client';
@@ -234,11 +235,11 @@ function explain(err: unknown, table: string): unknown {
 /** A transaction's failure as the receiver should answer it. */
 function translate(err: unknown): unknown {
   if (isConnectionFailure(err)) {
-    return new SvcWebhookError('store_unavailable', 'the de-duplication store is unavailable; retry later', { cause: err, retryAfter: 5 });
+    return storeRefusal(new SvcWebhookError('store_unavailable', 'the de-duplication store is unavailable; retry later', { cause: err, retryAfter: 5 }));
   }
   const message = (err as { message?: unknown } | null)?.message;
   if (typeof message === 'string' && message.includes(CLAIM_LOST_MARKER)) {
-    return new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', { cause: err, retryAfter: 5 });
+    return storeRefusal(new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', { cause: err, retryAfter: 5 }));
   }
   return err;
 }

@@ -7,6 +7,7 @@ import {
   postgresMigrationSql,
   postgresStore,
   svcBoardWebhook,
+  SvcWebhookError,
   type BoardContext,
   type BoardHandler,
   type PostgresStore,
@@ -193,6 +194,14 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
     await post(a, '/webhooks/board', signBoard(event)).expect(200, { ok: true });
     expect(await effects(event.id)).toEqual(['attempt 2']);
+  });
+
+  it('answers a store_unavailable error that the handler made itself as 500 handler_failed: only the store\'s own pass through', async () => {
+    const a = app(() => {
+      throw new SvcWebhookError('store_unavailable', 'made by the handler');
+    });
+    const res = await post(a, '/webhooks/board', signBoard(fixture('board', 'task.created')));
+    expect([res.status, res.body.code]).toEqual([500, 'handler_failed']);
   });
 
   it('refuses a transaction with a store that has none (500, the handler fails with a TypeError)', async () => {
