@@ -1,30 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { Pool } from 'pg';
-import { postgresMigrationSql, postgresStore, svcBoardWebhook, type ClaimResult, type PostgresStore } from '../../src';
+import { postgresMigrationSql, postgresStore, svcBoardWebhook, type ClaimResult } from '../../src';
 import { memoryLogger, silentLogger } from '../support/apps';
 import { post } from '../support/post';
-import { PostgresServer } from '../support/postgres-server';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
+import { useDatabase } from './database';
 
-let pg: PostgresServer;
-const stores: PostgresStore[] = [];
-
-beforeAll(async () => {
-  pg = await PostgresServer.start();
-  await pg.query(postgresMigrationSql());
-});
-
-afterAll(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await pg.close();
-});
-
-function store(options: Partial<Parameters<typeof postgresStore>[0]> = {}): PostgresStore {
-  const created = postgresStore({ connectionString: pg.url, ...options });
-  stores.push(created);
-  return created;
-}
+const db = useDatabase();
+const store = db.store.bind(db);
 
 function token(result: ClaimResult): string {
   if (result.state !== 'claimed') throw new Error(`expected a claim, got ${result.state}`);
@@ -116,25 +100,25 @@ describe('postgresStore: the DeliveryStore contract against a real PostgreSQL', 
   });
 
   it('works in a table of its own, named with a schema', async () => {
-    await pg.query('CREATE SCHEMA IF NOT EXISTS hooks');
-    await pg.query(postgresMigrationSql('hooks.Deliveries'));
+    await db.server.query('CREATE SCHEMA IF NOT EXISTS hooks');
+    await db.server.query(postgresMigrationSql('hooks.Deliveries'));
     const s = store({ table: 'hooks.Deliveries' });
     const id = randomUUID();
     await s.commit(id, token(await s.claim(id, 10_000)));
-    const rows = await pg.query('SELECT id FROM hooks."Deliveries" WHERE id = $1', [id]);
+    const rows = await db.server.query('SELECT id FROM hooks."Deliveries" WHERE id = $1', [id]);
     expect(rows).toHaveLength(1);
   });
 
   it('refuses a table name that is not a plain identifier', () => {
     for (const table of ['x; DROP TABLE y', 'a.b.c', '"quoted"', '', '1abc']) {
-      expect(() => postgresStore({ connectionString: pg.url, table })).toThrow(TypeError);
+      expect(() => postgresStore({ connectionString: db.server.url, table })).toThrow(TypeError);
     }
   });
 
   it('needs exactly one of pool and connectionString, and positive numbers', () => {
     expect(() => postgresStore({} as never)).toThrow(TypeError);
-    const pool = new Pool({ connectionString: pg.url });
-    expect(() => postgresStore({ pool, connectionString: pg.url })).toThrow(TypeError);
+    const pool = new Pool({ connectionString: db.server.url });
+    expect(() => postgresStore({ pool, connectionString: db.server.url })).toThrow(TypeError);
     expect(() => postgresStore({ pool, commandTimeoutMs: 0 })).toThrow(RangeError);
     expect(() => postgresStore({ pool, retentionMs: -1 })).toThrow(RangeError);
     expect(() => postgresStore({ pool, pruneIntervalMs: Number.NaN })).toThrow(RangeError);
@@ -142,7 +126,7 @@ describe('postgresStore: the DeliveryStore contract against a real PostgreSQL', 
   });
 
   it('uses a pool it is given and leaves it open on close', async () => {
-    const pool = new Pool({ connectionString: pg.url });
+    const pool = new Pool({ connectionString: db.server.url });
     pool.on('error', () => undefined);
     const s = postgresStore({ pool });
     const id = randomUUID();
@@ -160,7 +144,7 @@ describe('postgresStore: the DeliveryStore contract against a real PostgreSQL', 
 
 describe('postgresStore: pruning', () => {
   it('deletes expired done ids and lapsed claims, and keeps live rows', async () => {
-    await pg.query(postgresMigrationSql('prune_rows'));
+    await db.server.query(postgresMigrationSql('prune_rows'));
     const short = store({ table: 'prune_rows', retentionMs: 50 });
     const long = store({ table: 'prune_rows' });
     for (let i = 0; i < 30; i++) {
@@ -172,20 +156,20 @@ describe('postgresStore: pruning', () => {
     await long.claim('kept-claim', 10_000);
     await sleep(100);
     expect(await long.prune()).toBe(31);
-    const left = await pg.query<{ id: string }>('SELECT id FROM prune_rows ORDER BY id');
+    const left = await db.server.query<{ id: string }>('SELECT id FROM prune_rows ORDER BY id');
     expect(left.map((r) => r.id)).toEqual(['kept-claim', 'kept-done']);
   });
 
   it('deletes more rows than one batch, in batches', async () => {
-    await pg.query(postgresMigrationSql('prune_many'));
-    await pg.query("INSERT INTO prune_many (id, token, expires_at) SELECT 'id-' || g, NULL, now() - interval '1 hour' FROM generate_series(1, 2500) AS g");
+    await db.server.query(postgresMigrationSql('prune_many'));
+    await db.server.query("INSERT INTO prune_many (id, token, expires_at) SELECT 'id-' || g, NULL, now() - interval '1 hour' FROM generate_series(1, 2500) AS g");
     expect(await store({ table: 'prune_many' }).prune()).toBe(2500);
   });
 
   it('skips a row that a running delivery has locked instead of waiting for it', async () => {
-    await pg.query(postgresMigrationSql('prune_locked'));
-    await pg.query("INSERT INTO prune_locked (id, token, expires_at) VALUES ('locked', NULL, now() - interval '1 hour'), ('free', NULL, now() - interval '1 hour')");
-    const holder = new Pool({ connectionString: pg.url, max: 1 });
+    await db.server.query(postgresMigrationSql('prune_locked'));
+    await db.server.query("INSERT INTO prune_locked (id, token, expires_at) VALUES ('locked', NULL, now() - interval '1 hour'), ('free', NULL, now() - interval '1 hour')");
+    const holder = new Pool({ connectionString: db.server.url, max: 1 });
     const client = await holder.connect();
     try {
       await client.query('BEGIN');
@@ -198,16 +182,16 @@ describe('postgresStore: pruning', () => {
       client.release();
       await holder.end();
     }
-    expect((await pg.query('SELECT id FROM prune_locked')).map((r) => r.id)).toEqual(['locked']);
+    expect((await db.server.query('SELECT id FROM prune_locked')).map((r) => r.id)).toEqual(['locked']);
   });
 
   it('prunes by itself every pruneIntervalMs', async () => {
-    await pg.query(postgresMigrationSql('prune_timer'));
-    await pg.query("INSERT INTO prune_timer (id, token, expires_at) VALUES ('old', NULL, now() - interval '1 hour')");
+    await db.server.query(postgresMigrationSql('prune_timer'));
+    await db.server.query("INSERT INTO prune_timer (id, token, expires_at) VALUES ('old', NULL, now() - interval '1 hour')");
     store({ table: 'prune_timer', pruneIntervalMs: 50 });
     const deadline = Date.now() + 5000;
-    while ((await pg.query('SELECT id FROM prune_timer')).length > 0 && Date.now() < deadline) await sleep(25);
-    expect(await pg.query('SELECT id FROM prune_timer')).toEqual([]);
+    while ((await db.server.query('SELECT id FROM prune_timer')).length > 0 && Date.now() < deadline) await sleep(25);
+    expect(await db.server.query('SELECT id FROM prune_timer')).toEqual([]);
   });
 });
 
@@ -215,14 +199,14 @@ describe('postgresStore: an unreachable or hung database', () => {
   it('fails a claim within the command timeout while the server is frozen, and claims again once it answers', async () => {
     const s = store({ commandTimeoutMs: 300 });
     await s.claim(randomUUID(), 10_000); // a pooled connection exists
-    pg.pause();
+    db.server.pause();
     try {
       const started = Date.now();
       await expect(s.claim(randomUUID(), 10_000)).rejects.toThrow();
       await expect(s.commit(randomUUID(), 'token')).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
-      pg.unpause();
+      db.server.unpause();
     }
     expect((await s.claim(randomUUID(), 10_000)).state).toBe('claimed');
   });
@@ -231,13 +215,13 @@ describe('postgresStore: an unreachable or hung database', () => {
     const s = store({ commandTimeoutMs: 1000 });
     const id = randomUUID();
     const t = token(await s.claim(id, 10_000));
-    await pg.stop();
+    await db.server.stop();
     try {
       const started = Date.now();
       await expect(s.claim(randomUUID(), 10_000)).rejects.toThrow();
       expect(Date.now() - started).toBeLessThan(1500);
     } finally {
-      await pg.resume();
+      await db.server.resume();
     }
     // The claim made before the outage survived it.
     expect(await s.claim(id, 10_000)).toEqual({ state: 'busy' });
@@ -250,7 +234,7 @@ describe('postgresStore: an unreachable or hung database', () => {
     const s = store({ commandTimeoutMs: 300 });
     const app = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s }).on('task.created', handler));
     const event = fixture('board', 'task.created');
-    pg.pause();
+    db.server.pause();
     try {
       const started = Date.now();
       const res = await post(app, '/webhooks/board', signBoard(event));
@@ -258,7 +242,7 @@ describe('postgresStore: an unreachable or hung database', () => {
       expect(res.headers['retry-after']).toBeDefined();
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
-      pg.unpause();
+      db.server.unpause();
     }
     expect(handler).not.toHaveBeenCalled();
     await post(app, '/webhooks/board', signBoard(event)).expect(200, { ok: true });

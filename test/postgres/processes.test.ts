@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { postgresMigrationSql } from '../../src';
-import { PostgresServer } from '../support/postgres-server';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
+import { useDatabase } from './database';
 
 /**
  * Receivers in processes of their own sharing one PostgreSQL, each handler writing its effect row in
@@ -19,19 +18,11 @@ interface Receiver {
   reached(point: string, id: string): Promise<void>;
 }
 
-let pg: PostgresServer;
+const db = useDatabase(['CREATE TABLE runs (delivery_id text NOT NULL, pid int NOT NULL)', 'CREATE TABLE effects (delivery_id text NOT NULL, pid int NOT NULL)']);
 const children: ChildProcess[] = [];
-
-beforeAll(async () => {
-  pg = await PostgresServer.start();
-  await pg.query(postgresMigrationSql());
-  await pg.query('CREATE TABLE runs (delivery_id text NOT NULL, pid int NOT NULL)');
-  await pg.query('CREATE TABLE effects (delivery_id text NOT NULL, pid int NOT NULL)');
-}, 30_000);
 
 afterAll(async () => {
   await Promise.all(children.map(killed));
-  await pg.close();
 });
 
 function killed(child: ChildProcess): Promise<void> {
@@ -43,7 +34,7 @@ function killed(child: ChildProcess): Promise<void> {
 
 async function startReceiver(mode: 'normal' | 'in-transaction' | 'after-commit' = 'normal'): Promise<Receiver> {
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    env: { PATH: process.env.PATH ?? '', RECEIVER_PG_URL: pg.url, RECEIVER_MODE: mode, RECEIVER_SECRET: BOARD_SECRET },
+    env: { PATH: process.env.PATH ?? '', RECEIVER_PG_URL: db.server.url, RECEIVER_MODE: mode, RECEIVER_SECRET: BOARD_SECRET },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -86,7 +77,7 @@ async function deliverUntilAccepted(receiver: Receiver, event: Record<string, an
   }
 }
 
-const count = async (table: 'runs' | 'effects', id: string) => Number((await pg.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE delivery_id = $1`, [id]))[0]!.n);
+const count = async (table: 'runs' | 'effects', id: string) => Number((await db.server.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE delivery_id = $1`, [id]))[0]!.n);
 
 describe('receiver processes sharing one PostgreSQL', () => {
   it('run the handler once when the same delivery arrives 50 times at once at two processes', async () => {
@@ -112,7 +103,7 @@ describe('receiver processes sharing one PostgreSQL', () => {
     const retry = await deliverUntilAccepted(other, event);
     expect(retry).toEqual({ status: 200, body: { ok: true } });
     expect(await count('effects', event.id)).toBe(1);
-    expect((await pg.query('SELECT pid FROM effects WHERE delivery_id = $1', [event.id]))[0]).toEqual({ pid: other.child.pid });
+    expect((await db.server.query('SELECT pid FROM effects WHERE delivery_id = $1', [event.id]))[0]).toEqual({ pid: other.child.pid });
     expect(await deliver(other, event)).toEqual({ status: 200, body: { ok: true, duplicate: true } });
     expect(await count('effects', event.id)).toBe(1);
     await killed(other.child);

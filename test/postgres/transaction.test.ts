@@ -4,40 +4,21 @@ import { Pool, type PoolClient } from 'pg';
 import {
   deliveryDoneSql,
   memoryStore,
-  postgresMigrationSql,
   postgresStore,
   svcBoardWebhook,
   SvcWebhookError,
   type BoardContext,
   type BoardHandler,
-  type PostgresStore,
   type SqlClient,
   type WebhookOptions,
 } from '../../src';
 import { deferred, silentLogger } from '../support/apps';
 import { post } from '../support/post';
-import { PostgresServer } from '../support/postgres-server';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
+import { useDatabase } from './database';
 
-let pg: PostgresServer;
-const stores: PostgresStore[] = [];
-
-beforeAll(async () => {
-  pg = await PostgresServer.start();
-  await pg.query(postgresMigrationSql());
-  await pg.query('CREATE TABLE effects (delivery_id text NOT NULL, note text)');
-});
-
-afterAll(async () => {
-  await Promise.all(stores.map((s) => s.close()));
-  await pg.close();
-});
-
-function store(options: Partial<Parameters<typeof postgresStore>[0]> = {}): PostgresStore {
-  const created = postgresStore({ connectionString: pg.url, ...options });
-  stores.push(created);
-  return created;
-}
+const db = useDatabase(['CREATE TABLE effects (delivery_id text NOT NULL, note text)']);
+const store = db.store.bind(db);
 
 function app(handler: BoardHandler, options: Partial<WebhookOptions> = {}) {
   const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: store(), ...options }).on('task.created', handler);
@@ -45,7 +26,7 @@ function app(handler: BoardHandler, options: Partial<WebhookOptions> = {}) {
 }
 
 async function effects(deliveryId: string): Promise<string[]> {
-  const rows = await pg.query<{ note: string }>('SELECT note FROM effects WHERE delivery_id = $1', [deliveryId]);
+  const rows = await db.server.query<{ note: string }>('SELECT note FROM effects WHERE delivery_id = $1', [deliveryId]);
   return rows.map((r) => r.note);
 }
 
@@ -62,7 +43,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     await post(a, '/webhooks/board', signBoard(event)).expect(200, { ok: true });
     await post(a, '/webhooks/board', signBoard(event)).expect(200, { ok: true, duplicate: true });
     expect(await effects(event.id)).toEqual(['written']);
-    const [row] = await pg.query<{ token: string | null }>('SELECT token FROM svc_webhook_deliveries WHERE id = $1', [event.id]);
+    const [row] = await db.server.query<{ token: string | null }>('SELECT token FROM svc_webhook_deliveries WHERE id = $1', [event.id]);
     expect(row).toEqual({ token: null });
   });
 
@@ -124,7 +105,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
   });
 
   it('makes the receiver\'s own commit after the transaction a no-op that costs no round trip', async () => {
-    const pool = new Pool({ connectionString: pg.url });
+    const pool = new Pool({ connectionString: db.server.url });
     pool.on('error', () => undefined);
     let connections = 0;
     const counting = { connect: () => (connections++, pool.connect()) };
@@ -158,7 +139,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     const answer = post(a, '/webhooks/board', signBoard(event));
     const answered = answer.then((res) => res);
     await inside.promise;
-    await pg.stop();
+    await db.server.stop();
     proceed.resolve();
     const res = await answered;
     expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
@@ -166,7 +147,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     // While the database is down, new deliveries fail closed too.
     const other = await post(a, '/webhooks/board', signBoard(fixture('board', 'task.created')));
     expect([other.status, other.body.code]).toEqual([503, 'store_unavailable']);
-    await pg.resume();
+    await db.server.resume();
     expect(await effects(event.id)).toEqual([]);
     // The claim was made before the outage and could not be released during it: the retry waits for its lease.
     const retry = async () => (await post(a, '/webhooks/board', signBoard(event))).status;
@@ -252,10 +233,10 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
   interface Database {
     effects: { delivery_id: string; note: string | null };
   }
-  const db = () => new Kysely<Database>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: pg.url }) }) });
+  const openKysely = () => new Kysely<Database>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: db.server.url }) }) });
 
   it('writes the row and the mark in one Kysely transaction: a repeat is a duplicate', async () => {
-    const kysely = db();
+    const kysely = openKysely();
     const a = app((event, ctx) =>
       kysely.transaction().execute(async (trx) => {
         await trx.insertInto('effects').values({ delivery_id: event.id, note: 'kysely' }).execute();
@@ -271,7 +252,7 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
   });
 
   it('rolls the mark back with the row when the transaction fails after it, so the retry runs', async () => {
-    const kysely = db();
+    const kysely = openKysely();
     let attempts = 0;
     const a = app((event, ctx) =>
       kysely.transaction().execute(async (trx) => {
@@ -290,7 +271,7 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
   });
 
   it('fails the mark, rolling the transaction back, when another attempt holds the delivery now', async () => {
-    const kysely = db();
+    const kysely = openKysely();
     const s = store();
     const event = fixture('board', 'task.created');
     const taken = deferred();
@@ -309,11 +290,11 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
     // The handler outlives its deadline (503) and goes on holding its claim.
     expect((await post(a, '/webhooks/board', signBoard(event))).status).toBe(503);
     // Another attempt holds the delivery now, as after a lapsed lease.
-    await pg.query("UPDATE svc_webhook_deliveries SET token = 'another attempt' WHERE id = $1", [event.id]);
+    await db.server.query("UPDATE svc_webhook_deliveries SET token = 'another attempt' WHERE id = $1", [event.id]);
     taken.resolve();
     await expect(run).rejects.toThrow();
     expect(await effects(event.id)).toEqual([]);
-    const [row] = await pg.query('SELECT token FROM svc_webhook_deliveries WHERE id = $1', [event.id]);
+    const [row] = await db.server.query('SELECT token FROM svc_webhook_deliveries WHERE id = $1', [event.id]);
     expect(row).toEqual({ token: 'another attempt' });
     await kysely.destroy();
   });
