@@ -59,6 +59,20 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
     met: undefined,
     info: true,
   });
+  // OpenTelemetry: svc-board-node has @opentelemetry/api installed and no provider registered.
+  const idle = ratio(cells, '2kb', 'svc-board-node', 'svc-board-node-no-otel', 'cpuUsPerRequest');
+  targets.push({
+    target: 'OpenTelemetry with no provider registered: CPU per request within noise (≤ 1.05×) of the api not installed (board, node:http, 2 KB)',
+    measured: `${fixed(idle, 2)}× (req/s ${fixed(ratio(cells, '2kb', 'svc-board-node', 'svc-board-node-no-otel', 'rps'), 2)}×)`,
+    met: check(idle, (v) => v <= 1.05),
+  });
+  const traced = ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'cpuUsPerRequest');
+  targets.push({
+    target: 'OpenTelemetry SDK registered (every span recorded, metrics aggregated): CPU per request vs the api not installed (board, node:http, 2 KB; shown, no target)',
+    measured: `${fixed(traced, 2)}× (req/s ${fixed(ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'rps'), 2)}×)`,
+    met: undefined,
+    info: true,
+  });
   for (const name of ['svc-board-express', 'svc-board-node']) {
     const s = startup.find((r) => r.stack === name);
     // Process start is the child's own clock origin (performance.timeOrigin); the prober's spawn-to-

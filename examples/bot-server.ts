@@ -17,7 +17,7 @@ const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
 const logger = pino({ name: 'example-bot-server' });
 const botSecret = process.env.SVC_BOT_WEBHOOK_SECRET || DEV_BOT_SECRET;
 const boardSecret = process.env.SVC_BOARD_WEBHOOK_SECRET || DEV_BOARD_SECRET;
-// A page listing recent deliveries live; it shows verified bodies, so keep the server on a private host.
+// A page listing recent deliveries live and why any was refused; it shows verified bodies, so keep the server on a private host.
 const inspector = deliveryInspector();
 
 const board = svcBoardWebhook({ secret: boardSecret, logger })
@@ -44,7 +44,7 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
     ctx.log.info({ room: data.message.roomId, length: data.message.content.length }, 'message received');
   })
   .command('deploy', (data, ctx) => {
-    ctx.log.info({ args: data.message.command?.args }, 'deploy command received');
+    ctx.log.info({ args: data.message.command.args }, 'deploy command received');
   })
   .command('ping', (_data, ctx) => {
     ctx.log.info('ping command received');

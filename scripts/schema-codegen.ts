@@ -38,11 +38,22 @@ function doc(schema: Schema, indent: string): string {
   return typeof schema.description === 'string' ? `${indent}/** ${schema.description} */\n` : '';
 }
 
-function objectBody(schema: Schema, indent: string): string {
+/**
+ * Properties the receiver normalizes before handlers see them, by `Def.property`: their type is the
+ * normalized one, not the union the schema accepts on the wire. The board receiver turns a decimal
+ * string `sequence` into its number (src/receive/board-protocol.ts), so `event.sequence` is a number
+ * as `ctx.sequence` is.
+ */
+const NORMALIZED: Record<string, string> = {
+  'BoardEventEnvelope.sequence': 'number',
+};
+
+function objectBody(schema: Schema, indent: string, owner?: string): string {
   const props = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required ?? []) as string[]);
   const lines = Object.entries(props).map(
-    ([name, sub]) => `${doc(sub, indent + '  ')}${indent}  ${propKey(name)}${required.has(name) ? '' : '?'}: ${typeOf(sub, indent + '  ')};`,
+    ([name, sub]) =>
+      `${doc(sub, indent + '  ')}${indent}  ${propKey(name)}${required.has(name) ? '' : '?'}: ${NORMALIZED[`${owner}.${name}`] ?? typeOf(sub, indent + '  ')};`,
   );
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
@@ -84,7 +95,7 @@ function declaration(name: string, schema: Schema): string {
   if (allOf && allOf.length === 2 && typeof allOf[0]!.$ref === 'string' && allOf[1]!.type === 'object') {
     return `${head}export interface ${name} extends ${refName(allOf[0]!.$ref as string)} ${objectBody(allOf[1]!, '')}\n`;
   }
-  if (schema.type === 'object' && schema.properties) return `${head}export interface ${name} ${objectBody(schema, '')}\n`;
+  if (schema.type === 'object' && schema.properties) return `${head}export interface ${name} ${objectBody(schema, '', name)}\n`;
   return `${head}export type ${name} = ${typeOf(schema)};\n`;
 }
 

@@ -12,6 +12,7 @@ export type {
   BotContext,
   BoardHandler,
   BotHandler,
+  CommandData,
   ErrorContext,
   ErrorHandler,
   DeliveryListener,

@@ -1,4 +1,4 @@
-import type { BotEventData, BotEventMap, MessageCreateData } from './generated/bot-types';
+import type { BotEventData, BotEventMap } from './generated/bot-types';
 import { botEventKinds } from './generated/bot-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { httpMiddleware } from './middleware/http-middleware';
@@ -6,15 +6,15 @@ import { settings, type BotWebhookOptions } from './options';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
-import type { BotHandler } from './route/handler-types';
+import type { BotHandler, CommandData } from './route/handler-types';
 
 export type BotEventKind = keyof BotEventMap;
 
 export interface BotWebhookMiddleware extends WebhookMiddlewareBase<BotHandler<BotEventData>> {
   /** Runs `handler` with `update.event[kind]` for every delivery of the given kind(s). */
   on<K extends BotEventKind>(kind: K | readonly K[], handler: BotHandler<BotEventMap[K]>): this;
-  /** Runs `handler` with the `messageCreate` data when `message.command.name === name`. */
-  command(name: string | readonly string[], handler: BotHandler<MessageCreateData>): this;
+  /** Runs `handler` with the `messageCreate` data when `message.command.name === name`; `message.command` is then always set. */
+  command(name: string | readonly string[], handler: BotHandler<CommandData>): this;
 }
 
 const KNOWN_KINDS = new Set<string>(botEventKinds);
@@ -23,7 +23,7 @@ const KNOWN_KINDS = new Set<string>(botEventKinds);
 export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotWebhookOptions): BotWebhookMiddleware {
   const config = settings(secretOrOptions, 'bot');
   const byKind = new HandlerRegistry<BotHandler<never>>();
-  const byCommand = new HandlerRegistry<BotHandler<MessageCreateData>>();
+  const byCommand = new HandlerRegistry<BotHandler<CommandData>>();
   const lists = listeners<BotHandler<never>>();
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
@@ -38,7 +38,7 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
       });
       return middleware;
     },
-    command(name: string | readonly string[], handler: BotHandler<MessageCreateData>) {
+    command(name: string | readonly string[], handler: BotHandler<CommandData>) {
       byCommand.add(name, handler, (n) => {
         if (typeof n !== 'string' || n === '') throw new TypeError('svc-webhooks: a command name must be a non-empty string');
       });

@@ -12,6 +12,7 @@ import pino from 'pino';
 import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
+import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
 import { boardProtocol } from '../../src/receive/board-protocol';
@@ -185,6 +186,10 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
       return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
     }),
   });
+
+  // @opentelemetry/api is installed here and no provider is registered: what every delivery pays for the hook.
+  const telemetry = new DeliveryTelemetry('board');
+  stages.push({ stage: 'telemetry (OpenTelemetry api, no provider)', us: await time(n, batches, () => telemetry.start()) });
 
   stages.push({
     stage: 'log (one line)',

@@ -15,6 +15,8 @@ export type StackName =
   | 'svc-board-redis'
   | 'svc-board-postgres'
   | 'svc-board-postgres-tx'
+  | 'svc-board-node-no-otel'
+  | 'svc-board-node-otel'
   | 'octokit-express'
   | 'standard-express';
 
@@ -47,6 +49,8 @@ export const STACKS: readonly Stack[] = [
     webhook: 'board',
     path: '/webhooks/board',
   },
+  { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
 ];

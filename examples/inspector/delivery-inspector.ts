@@ -4,7 +4,8 @@
  *
  * It keeps only the last `limit` deliveries, and each body at most `maxBodyChars` characters, so a busy
  * or hostile sender cannot grow its memory. It stores only the fields named in StoredDelivery: never
- * headers, so a signature or secret cannot reach the page.
+ * headers, so a signature or secret cannot reach the page. A body whose signature did not verify is
+ * kept only as its size and an escaped preview of its first bytes.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,12 +30,30 @@ export interface StoredDelivery {
   readonly outcome: DeliveryRecord['outcome'];
   readonly status: number;
   readonly code?: string;
+  /** Why it was refused, in the library's words. */
+  readonly message?: string;
+  /** The failing paths of a schema refusal. */
+  readonly problems?: readonly { readonly path: string; readonly message: string }[];
   readonly durationMs: number;
   readonly receivedAt: number;
-  /** The verified body, pretty-printed; absent when the request was refused before it was verified. */
+  /** Whether the signature was verified: only then is anything of the body the sender's. */
+  readonly verified: boolean;
+  /** The verified, parsed body, pretty-printed. */
   readonly body?: string;
   readonly bodyTruncated?: boolean;
+  /** A body that is not shown whole: unverified (forged or corrupted), or verified but not JSON. */
+  readonly raw?: RawPreview;
 }
+
+/** The size and the first bytes of a body, every character outside printable ASCII escaped. */
+export interface RawPreview {
+  readonly size: number;
+  readonly preview: string;
+  readonly truncated: boolean;
+}
+
+/** How many bytes of an unverified body the page shows. */
+export const PREVIEW_BYTES = 120;
 
 export interface DeliveryInspector {
   readonly path: string;
@@ -137,6 +156,7 @@ function store(record: DeliveryRecord, seq: number, maxBodyChars: number): Store
   const entry: { -readonly [K in keyof StoredDelivery]: StoredDelivery[K] } = {
     seq,
     webhook: record.webhook,
+    verified: record.verified,
     outcome: record.outcome,
     status: record.status,
     durationMs: record.durationMs,
@@ -145,12 +165,30 @@ function store(record: DeliveryRecord, seq: number, maxBodyChars: number): Store
   if (record.deliveryId !== undefined) entry.deliveryId = record.deliveryId;
   if (record.kind !== undefined) entry.kind = record.kind;
   if (record.code !== undefined) entry.code = record.code;
-  if (record.payload !== undefined) {
+  if (record.message !== undefined) entry.message = record.message;
+  if (record.problems !== undefined) entry.problems = record.problems.map((p) => ({ path: p.path, message: p.message }));
+  if (record.verified && record.payload !== undefined) {
     const body = JSON.stringify(record.payload, null, 2);
     entry.body = body.length > maxBodyChars ? body.slice(0, maxBodyChars) : body;
     if (body.length > maxBodyChars) entry.bodyTruncated = true;
+  } else if (record.body !== undefined) {
+    entry.raw = rawPreview(record.body);
   }
   return entry;
+}
+
+/** A body shown as data, never as markup or control codes: `\n`, `\x1b`, `\u202e` as escapes. */
+export function rawPreview(body: Buffer): RawPreview {
+  const head = body.subarray(0, PREVIEW_BYTES).toString('utf8');
+  const preview = head.replace(/[^\x20-\x7e]|\\/g, (c) => {
+    if (c === '\\') return '\\\\';
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+  return { size: body.length, preview, truncated: body.length > PREVIEW_BYTES };
 }
 
 function asset(file: string, type: string) {

@@ -28,6 +28,7 @@ function row(delivery) {
   tr.dataset.seq = String(delivery.seq);
   tr.dataset.outcome = delivery.outcome;
   tr.tabIndex = 0;
+  tr.dataset.verified = String(delivery.verified);
   tr.setAttribute('aria-expanded', 'false');
 
   const outcome = cell('outcome', '');
@@ -35,19 +36,16 @@ function row(delivery) {
   pill.className = `pill ${delivery.outcome}`;
   pill.textContent = delivery.outcome;
   outcome.append(pill);
-  if (delivery.code) {
-    const code = document.createElement('code');
-    code.textContent = delivery.code;
-    outcome.append(' ', code);
-  }
 
   tr.append(
     cell('time', clock(delivery.receivedAt), new Date(delivery.receivedAt).toISOString()),
     cell('webhook', delivery.webhook),
     cell('kind', delivery.kind ?? '—'),
-    cell('id', delivery.deliveryId ?? '—'),
+    cell('id', delivery.deliveryId ?? '—', delivery.deliveryId),
     outcome,
     cell('status num', String(delivery.status)),
+    cell('code', delivery.code ?? '—'),
+    cell('message', delivery.message ?? '—', delivery.message),
     cell('duration num', `${delivery.durationMs.toFixed(1)} ms`),
   );
   tr.addEventListener('click', () => toggle(tr, delivery));
@@ -60,7 +58,29 @@ function row(delivery) {
   return tr;
 }
 
-/** Opens or closes the body of a delivery, in a row under it. */
+function note(className, text) {
+  const p = document.createElement('p');
+  p.className = className;
+  p.textContent = text;
+  return p;
+}
+
+/** The failing paths of a schema refusal. */
+function problemList(problems) {
+  const ul = document.createElement('ul');
+  ul.className = 'problems';
+  for (const problem of problems) {
+    const li = document.createElement('li');
+    const path = document.createElement('code');
+    path.className = 'path';
+    path.textContent = problem.path;
+    li.append(path, ` ${problem.message}`);
+    ul.append(li);
+  }
+  return ul;
+}
+
+/** Opens or closes the details of a delivery (body, failing paths), in a row under it. */
 function toggle(tr, delivery) {
   const next = tr.nextElementSibling;
   if (next && next.classList.contains('detail')) {
@@ -72,22 +92,23 @@ function toggle(tr, delivery) {
   detail.className = 'detail';
   const td = document.createElement('td');
   td.colSpan = tr.children.length;
-  if (delivery.body === undefined) {
-    const p = document.createElement('p');
-    p.className = 'nobody';
-    p.textContent = 'No body shown: the request was refused before its signature was verified.';
-    td.append(p);
-  } else {
+  if (delivery.problems && delivery.problems.length > 0) td.append(note('failing', 'Where the body does not match the schema:'), problemList(delivery.problems));
+  if (delivery.body !== undefined) {
+    td.append(note('verified', 'Verified body:'));
     const pre = document.createElement('pre');
     pre.className = 'body';
     pre.textContent = delivery.body;
     td.append(pre);
-    if (delivery.bodyTruncated) {
-      const p = document.createElement('p');
-      p.className = 'nobody';
-      p.textContent = 'The body is longer than the inspector keeps; the rest is cut off.';
-      td.append(p);
-    }
+    if (delivery.bodyTruncated) td.append(note('nobody', 'The body is longer than the inspector keeps; the rest is cut off.'));
+  } else if (delivery.raw !== undefined) {
+    const what = delivery.verified ? 'Verified body, not JSON' : 'Unverified body (its signature did not verify: not shown whole)';
+    td.append(note(delivery.verified ? 'verified' : 'unverified', `${what}: ${delivery.raw.size} bytes. ${delivery.raw.truncated ? 'First bytes' : 'Bytes'}, escaped:`));
+    const pre = document.createElement('pre');
+    pre.className = 'preview';
+    pre.textContent = delivery.raw.preview + (delivery.raw.truncated ? ' …' : '');
+    td.append(pre);
+  } else {
+    td.append(note('nobody', 'No body shown: the request was refused before its body was read or verified.'));
   }
   detail.append(td);
   tr.after(detail);

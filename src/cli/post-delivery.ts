@@ -12,11 +12,17 @@ export interface AttemptOutcome {
   readonly status?: number;
   /** The `code` of an svc-webhooks JSON error body, when the receiver sent one. */
   readonly code?: string;
+  /** The `message` of that body: the receiver's own words, made safe for a terminal. */
+  readonly message?: string;
   /** Where a redirect pointed; redirects are not followed. */
   readonly location?: string;
   /** Why no response arrived: a timeout or a connection error. */
   readonly error?: string;
+  /** The system error code of a connection error (ECONNREFUSED, ENOTFOUND, ...). */
+  readonly errorCode?: string;
 }
+
+const MAX_MESSAGE = 300;
 
 /** Headers as svc sends them; a board delivery is signed afresh for each attempt, with the time of sending. */
 function sign(delivery: Delivery, secret: string): { body: string; headers: Record<string, string> } {
@@ -27,16 +33,25 @@ function sign(delivery: Delivery, secret: string): { body: string; headers: Reco
   return signBotUpdate(delivery.body, { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }) });
 }
 
-async function errorCode(response: Response): Promise<string | undefined> {
+/** The `code` and `message` of an svc-webhooks JSON error body, when the receiver sent one. */
+async function errorBody(response: Response): Promise<{ code?: string; message?: string }> {
   try {
     const text = await response.text();
-    if (text.length > MAX_ERROR_BODY) return undefined;
-    const body: unknown = JSON.parse(text);
-    const code = (body as { code?: unknown } | null)?.code;
-    return typeof code === 'string' ? code : undefined;
+    if (text.length > MAX_ERROR_BODY) return {};
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown } | null;
+    return {
+      ...(typeof body?.code === 'string' ? { code: terminalSafe(body.code) } : {}),
+      ...(typeof body?.message === 'string' ? { message: terminalSafe(body.message) } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** Any receiver's text on one short line, with no control or direction characters left to act on a terminal. */
+function terminalSafe(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }
 
 function connectionError(err: unknown, timeoutMs: number): string {
@@ -57,7 +72,8 @@ export async function postDelivery(io: CliIo, url: string, delivery: Delivery, s
   try {
     response = await io.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
   } catch (err) {
-    return { ok: false, durationMs: duration(), error: connectionError(err, timeoutMs) };
+    const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+    return { ok: false, durationMs: duration(), error: connectionError(err, timeoutMs), ...(typeof code === 'string' ? { errorCode: code } : {}) };
   }
   const durationMs = duration();
   const status = response.status;
@@ -70,6 +86,5 @@ export async function postDelivery(io: CliIo, url: string, delivery: Delivery, s
     const location = response.headers.get('location');
     return { ok: false, status, durationMs, ...(location === null ? {} : { location }) };
   }
-  const code = await errorCode(response);
-  return { ok: false, status, durationMs, ...(code === undefined ? {} : { code }) };
+  return { ok: false, status, durationMs, ...(await errorBody(response)) };
 }

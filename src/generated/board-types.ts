@@ -130,8 +130,8 @@ export interface BoardEventEnvelope {
   id: Uuid;
   type: string;
   version: number;
-  /** Monotonic per board, from 1; ping has 0. A number; a decimal string is accepted too (the spec's limits table carries uint64 values as strings). ctx.sequence is always a number. */
-  sequence: number | Uint64;
+  /** Monotonic per board, from 1; ping has 0. A number; a decimal string is accepted too (the spec's limits table carries uint64 values as strings) and handed to handlers as its number, so event.sequence and ctx.sequence are numbers. */
+  sequence: number;
   occurred_at: Timestamp;
   workspace_id: Uuid;
   board: Board;

@@ -606,7 +606,7 @@ export const boardWebhookEventSchema = {
           "minimum": 1
         },
         "sequence": {
-          "description": "Monotonic per board, from 1; ping has 0. A number; a decimal string is accepted too (the spec's limits table carries uint64 values as strings). ctx.sequence is always a number.",
+          "description": "Monotonic per board, from 1; ping has 0. A number; a decimal string is accepted too (the spec's limits table carries uint64 values as strings) and handed to handlers as its number, so event.sequence and ctx.sequence are numbers.",
           "anyOf": [
             {
               "type": "integer",

@@ -31,6 +31,8 @@ export function boardProtocol(keys: readonly KeyObject[], toleranceSeconds: numb
       }
       const sequence = sequenceNumber(payload.sequence);
       if (sequence === undefined) throw malformed('`sequence` must be a non-negative integer');
+      // Handlers get the number, as the event type says; the body is verified, so this changes no check.
+      if (payload.sequence !== sequence) payload.sequence = sequence;
       const id = canonicalDeliveryId(payload.id);
       checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
       checkHeaderMatches(req, 'x-svc-event', payload.type, 'event_type_mismatch', 'X-Svc-Event');

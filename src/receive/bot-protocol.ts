@@ -1,10 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
 import { SvcWebhookError } from '../errors';
-import type { BotWebhookUpdate, MessageCreateData } from '../generated/bot-types';
+import type { BotWebhookUpdate } from '../generated/bot-types';
 import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
-import type { BotContext, BotHandler } from '../route/handler-types';
+import type { BotContext, BotHandler, CommandData } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
@@ -23,7 +23,7 @@ export interface BotDelivery extends Delivery {
 
 export interface BotHandlers {
   readonly byKind: HandlerRegistry<BotHandler<never>>;
-  readonly byCommand: HandlerRegistry<BotHandler<MessageCreateData>>;
+  readonly byCommand: HandlerRegistry<BotHandler<CommandData>>;
   readonly any: BotHandler<never>[];
 }
 
@@ -55,7 +55,7 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
       const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);
       const command = delivery.kind === 'messageCreate' ? commandName(delivery.data) : undefined;
-      if (command !== undefined) calls.push(...handlers.byCommand.get(command).map(call as (h: BotHandler<MessageCreateData>) => HandlerCall));
+      if (command !== undefined) calls.push(...handlers.byCommand.get(command).map(call as (h: BotHandler<CommandData>) => HandlerCall));
       for (const h of handlers.any) calls.push(call(h));
       return calls;
     },

@@ -11,7 +11,8 @@ import { runHandlers, type RunResult, type SettledResult } from '../route/run-ha
 import { isThenable } from '../internal/thenable';
 import { safeError } from '../internal/safe-error';
 import type { ClaimResult } from '../dedup/delivery-store';
-import { schemaProblems, schemaViolation, validatorFor } from '../validate/validate-payload';
+import { schemaProblems, schemaViolation, validatorFor, type SchemaProblem } from '../validate/validate-payload';
+import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
 import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
 
@@ -26,7 +27,15 @@ export interface Outcome {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate'; readonly delivery: Delivery }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery };
+  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received };
+
+/** What was read of a refused request: for the delivery record, which explains the refusal. */
+interface Received {
+  readonly body: Buffer;
+  readonly verified: boolean;
+  /** The parsed body, when it was verified and parsed (a schema refusal). */
+  readonly payload?: unknown;
+}
 
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 // Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
@@ -42,6 +51,7 @@ export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
   private closing = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly telemetry: DeliveryTelemetry;
 
   constructor(
     private readonly protocol: Protocol<S, D>,
@@ -50,21 +60,23 @@ export class Receiver<S, D extends Delivery> {
     private readonly listeners: readonly DeliveryListener[] = [],
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
+    this.telemetry = new DeliveryTelemetry(protocol.webhook);
   }
 
   async receive(req: IncomingMessage): Promise<Outcome> {
     const started = performance.now();
     const receivedAt = this.settings.now();
+    const trace = this.telemetry.start();
     if (this.closing) {
-      return this.finish(req, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) });
+      return this.finish(req, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) }, trace);
     }
     this.inFlight++;
     let background = false;
     try {
       const result = await this.process(req, started, receivedAt, () => {
         background = true;
-      });
-      return this.finish(req, started, receivedAt, result);
+      }, trace);
+      return this.finish(req, started, receivedAt, result, trace);
     } catch {
       // Only a logger or a listener's own failure gets here: the answer must still be ours.
       return INTERNAL;
@@ -84,16 +96,25 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process(req: IncomingMessage, started: number, now: number, detach: () => void): Promise<Result> {
+  private async process(req: IncomingMessage, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
+    let body: Buffer | undefined;
+    let verified = false;
+    let payload: unknown;
     try {
       checkContentHeaders(req);
       const signature = protocol.readSignature(req, now);
-      const body = await readRawBody(req, settings.limit);
+      body = await readRawBody(req, settings.limit);
       protocol.verify(signature, body);
-      const payload = parseJson(body);
-      this.validate(payload, req);
+      verified = true;
+      payload = parseJson(body);
+      const invalid = this.validate(payload, req);
+      if (invalid !== undefined) {
+        // The refusal still names its delivery when the payload is well-formed enough to say which.
+        delivery = this.deliveryNamedBy(payload, req, signature, now);
+        throw invalid;
+      }
       delivery = protocol.delivery(payload, req, signature, now);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
@@ -104,8 +125,9 @@ export class Receiver<S, D extends Delivery> {
       }
 
       const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, now, settings.logger]);
-      const calls = protocol.calls(delivery, ctx);
-      DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: calls.length });
+      const own = protocol.calls(delivery, ctx);
+      DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: own.length });
+      const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
       const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));
@@ -131,18 +153,29 @@ export class Receiver<S, D extends Delivery> {
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
-      return delivery === undefined ? { state: 'rejected', error } : { state: 'rejected', error, delivery };
+      const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified } : { body, verified, payload };
+      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }) };
     }
   }
 
-  private validate(payload: unknown, req: IncomingMessage): void {
+  /** The schema refusal to answer with, if any; under `warn` the mismatch is logged instead. */
+  private validate(payload: unknown, req: IncomingMessage): SvcWebhookError | undefined {
     const policy = this.settings.schemaPolicy;
-    if (policy === 'skip') return;
+    if (policy === 'skip') return undefined;
     const found = schemaProblems(validatorFor(this.protocol.schema), payload);
-    if (found.length === 0) return;
+    if (found.length === 0) return undefined;
     const error = schemaViolation(found);
-    if (policy === 'reject') throw error;
+    if (policy === 'reject') return error;
     this.settings.logger.warn({ err: error, problems: found, url: req.url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+    return undefined;
+  }
+
+  private deliveryNamedBy(payload: unknown, req: IncomingMessage, signature: S, now: number): D | undefined {
+    try {
+      return this.protocol.delivery(payload, req, signature, now);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -184,21 +217,23 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish(req: IncomingMessage, started: number, receivedAt: number, result: Result): Outcome {
+  private finish(req: IncomingMessage, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
-      this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, payload: delivery?.payload }));
+      trace?.end({ outcome: result.state, status: 200, deliveryId: delivery?.id, kind: delivery?.kind });
+      this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, verified: true, payload: delivery?.payload }));
       return result.state === 'handled' ? OK : DUPLICATE;
     }
     const { error } = result;
     if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
     // An expected refusal needs no stack trace; reading one costs more than the rest of the line.
     else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
-    this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: error.status, code: error.code, receivedAt, payload: delivery?.payload }));
+    trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
+    this.tellListeners(() => refusalRecord({ ...fields, webhook: this.protocol.webhook, receivedAt }, error, result.received));
     this.tellErrorHandlers(error, req, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
@@ -232,4 +267,26 @@ export class Receiver<S, D extends Delivery> {
     };
     for (const observer of observers) Promise.resolve().then(() => call(observer)).catch(report);
   }
+}
+
+/** The record of a refused delivery: why (code, message, failing schema paths) and what was read. */
+function refusalRecord(
+  base: Pick<DeliveryRecord, 'webhook' | 'deliveryId' | 'kind' | 'durationMs' | 'receivedAt'>,
+  error: SvcWebhookError,
+  received: Received | undefined,
+): DeliveryRecord {
+  const record: { -readonly [K in keyof DeliveryRecord]: DeliveryRecord[K] } = {
+    ...base,
+    outcome: 'rejected',
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    verified: received?.verified === true,
+  };
+  if (error.code === 'schema_violation' && Array.isArray(error.details) && error.details.length > 0) record.problems = error.details as SchemaProblem[];
+  if (received !== undefined) {
+    record.body = received.body;
+    if (received.payload !== undefined) record.payload = received.payload;
+  }
+  return record;
 }

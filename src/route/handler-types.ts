@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SqlClient } from '../dedup/sql-client';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
-import type { BotEventData, BotWebhookUpdate } from '../generated/bot-types';
+import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
 
 export type Awaitable<T> = T | PromiseLike<T>;
 
@@ -50,6 +50,9 @@ export interface BotContext extends DeliveryContext {
   readonly update: BotWebhookUpdate;
 }
 
+/** The `messageCreate` data a `.command()` handler gets: its message always carries the command. */
+export type CommandData = MessageCreateData & { message: Message & { command: Command } };
+
 export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E>) => Awaitable<unknown>;
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
@@ -75,11 +78,22 @@ export interface DeliveryRecord {
   readonly status: number;
   /** The error code of a refused delivery. */
   readonly code?: string;
+  /** Why a delivery was refused, in this library's words (safe to show: never a secret or signature). */
+  readonly message?: string;
+  /** The failing paths of a schema refusal (`schema_violation`), at most five. */
+  readonly problems?: readonly { readonly path: string; readonly message: string }[];
   readonly durationMs: number;
   /** When the request arrived, in ms since the epoch. */
   readonly receivedAt: number;
-  /** The verified, parsed body; absent when the request was refused before it was verified. */
+  /** True once the signature was checked: `payload` and `body` are then the sender's. */
+  readonly verified: boolean;
+  /** The verified, parsed body; absent when the request was refused before it was verified and parsed. */
   readonly payload?: unknown;
+  /**
+   * The raw body of a refused request, when it was read: unverified (forged or corrupted) unless
+   * `verified` is true. Show an unverified body only as its size and a short escaped preview.
+   */
+  readonly body?: Buffer;
 }
 
 export type DeliveryListener = (record: DeliveryRecord) => void;

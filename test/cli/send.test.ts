@@ -20,10 +20,11 @@ describe('svc-webhooks send', () => {
       .onAny((event) => {
         if (event.type === 'task.updated' && failuresLeft-- > 0) throw new Error('not yet');
       });
-    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).command('deploy', (data) => void seen.push(`bot /deploy ${data.message.command?.args}`));
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).command('deploy', (data) => void seen.push(`bot /deploy ${data.message.command.args}`));
     const app = express().use(board).use(bot);
     app.post('/moved', (_req, res) => void res.redirect(302, '/webhooks/board'));
     app.post('/slow', (_req, res) => void setTimeout(() => res.sendStatus(200), 1_000));
+    app.post('/hostile', (_req, res) => void res.status(400).json({ ok: false, code: 'bad', message: `\u001b[31mred\u001b[0m\u202e\r\nforged line ${'x'.repeat(1000)}` }));
     server = await listen(app);
   });
   afterAll(() => server.close());
@@ -135,6 +136,8 @@ describe('svc-webhooks send', () => {
       const result = await runCli(['send', 'ping', '--url', closed.url, '--secret', BOARD_SECRET]);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/connection failed \(ECONNREFUSED\)/);
+      const port = new URL(closed.url).port;
+      expect(result.stdout).toContain(`hint: nothing accepts connections at 127.0.0.1:${port}: is the receiver running, and listening on port ${port}?`);
     });
   });
 
@@ -145,6 +148,39 @@ describe('svc-webhooks send', () => {
       expect(result.stdout).toMatch(/attempt 1: 401 signature_mismatch in \d+/);
       expectOneLine(result.stderr);
       expect(result.stderr).toContain('the delivery failed: 401 signature_mismatch');
+    });
+
+    it("prints the receiver's message and, for a wrong secret, the verify command to run, never the secret or signature", async () => {
+      const wrongSecret = 'not-the-right-secret-0123';
+      // What the receiver answers a forged delivery, asked directly: the CLI must print its message.
+      const probe = await fetch(`${server.url}/webhooks/board`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Svc-Timestamp': String(Math.floor(Date.now() / 1000)), 'X-Svc-Signature': `v1=${'0'.repeat(64)}` }, body: '{}' });
+      const { message } = (await probe.json()) as { message: string };
+
+      const result = await runCli(['send', 'task.created', '--url', `${server.url}/webhooks/board`, '--secret', wrongSecret]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`  the receiver says: ${message}\n`);
+      expect(result.stderr).toContain(`401 signature_mismatch: ${message}`);
+      const hints = result.stdout.split('\n').filter((l) => l.startsWith('hint: '));
+      expect(hints.some((h) => h.includes('secret'))).toBe(true);
+      expect(hints.some((h) => /npx svc-webhooks verify --body \S+ --headers \S+ --secret /.test(h))).toBe(true);
+      expect(result.stdout + result.stderr).not.toContain(wrongSecret);
+      expect(result.stdout + result.stderr).not.toMatch(/[0-9a-f]{64}/);
+    });
+
+    it('hints at a wrong path or method on a 404', async () => {
+      const result = await runCli(['send', 'task.created', '--url', `${server.url}/webhooks/boards`, '--secret', BOARD_SECRET]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(/attempt 1: 404 in \d+/);
+      expect(result.stdout).toContain('hint: nothing takes POST /webhooks/boards there: check the path');
+    });
+
+    it("prints a hostile receiver's message without control or direction characters", async () => {
+      const result = await runCli(['send', 'task.created', '--url', `${server.url}/hostile`, '--secret', BOARD_SECRET]);
+      expect(result.code).toBe(1);
+      const said = result.stdout.split('\n').find((l) => l.startsWith('  the receiver says: '))!;
+      expect(said).toContain('red');
+      expect(said).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(said.length).toBeLessThan(400);
     });
   });
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { rawPreview } from '../../examples/inspector/delivery-inspector';
 import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot, type SignedRequest } from '../support/sign';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -72,9 +73,13 @@ describe('example server: live delivery inspector', () => {
   }
 
   async function post(path: string, signed: SignedRequest): Promise<number> {
+    return (await send(path, signed)).status;
+  }
+
+  /** Posts and returns the status and the receiver's answer (its `message` for a refusal). */
+  async function send(path: string, signed: SignedRequest): Promise<{ status: number; answer: { code?: string; message?: string } }> {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers: signed.headers, body: signed.body });
-    await res.arrayBuffer();
-    return res.status;
+    return { status: res.status, answer: (await res.json()) as { code?: string; message?: string } };
   }
 
   /** The row of a delivery, once it is on the page. */
@@ -86,9 +91,27 @@ describe('example server: live delivery inspector', () => {
 
   /** The shown text of a row's cells, by column. */
   async function cells(row: Locator): Promise<Record<string, string | null>> {
-    const columns = { webhook: 'td.webhook', kind: 'td.kind', id: 'td.id', outcome: 'td.outcome .pill', status: 'td.status' };
+    const columns = {
+      webhook: 'td.webhook',
+      kind: 'td.kind',
+      id: 'td.id',
+      outcome: 'td.outcome .pill',
+      status: 'td.status',
+      code: 'td.code',
+      message: 'td.message',
+    };
     const texts = await Promise.all(Object.values(columns).map((selector) => row.locator(selector).textContent()));
+    // Every row shows when it arrived, to the millisecond.
+    expect(await row.locator('td.time').textContent()).toMatch(/^\d\d:\d\d:\d\d\.\d{3}$/);
     return Object.fromEntries(Object.keys(columns).map((name, i) => [name, texts[i] ?? null]));
+  }
+
+  /** Opens a row's details and returns them. */
+  async function open(row: Locator): Promise<Locator> {
+    await row.click();
+    const detail = row.locator('xpath=following-sibling::tr[1][contains(@class, "detail")]');
+    await detail.waitFor({ timeout: APPEAR_MS });
+    return detail;
   }
 
   it('prints the inspector URL beside the curl hints, each hint on one line', () => {
@@ -103,10 +126,16 @@ describe('example server: live delivery inspector', () => {
     const signed = signBot(update, { secret: BOT_SECRET });
 
     expect(await post('/webhooks/bot', signed)).toBe(200);
-    expect(await cells(await rowOf(update.id))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'handled', status: '200' });
+    expect(await cells(await rowOf(update.id))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'handled', status: '200', code: '—', message: '—' });
 
     expect(await post('/webhooks/bot', signed)).toBe(200);
-    expect(await cells(await rowOf(update.id, 'duplicate'))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'duplicate', status: '200' });
+    const duplicate = await rowOf(update.id, 'duplicate');
+    expect(await cells(duplicate)).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'duplicate', status: '200', code: '—', message: '—' });
+    // A duplicate was verified too: its body is shown whole.
+    const detail = await open(duplicate);
+    expect(await detail.locator('pre.body').textContent()).toBe(JSON.stringify(update, null, 2));
+    await duplicate.click();
+    await detail.waitFor({ state: 'detached', timeout: APPEAR_MS });
     expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
   });
 
@@ -114,7 +143,7 @@ describe('example server: live delivery inspector', () => {
     const event = fixture('board', 'task.created');
 
     expect(await post('/webhooks/board', signBoard(event, { secret: BOARD_SECRET }))).toBe(200);
-    expect(await cells(await rowOf(event.id))).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'handled', status: '200' });
+    expect(await cells(await rowOf(event.id))).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'handled', status: '200', code: '—', message: '—' });
     expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
   });
 
@@ -136,18 +165,60 @@ describe('example server: live delivery inspector', () => {
     await body.waitFor({ state: 'detached', timeout: APPEAR_MS });
   });
 
-  it('shows a forged delivery as rejected with 401, and no body', async () => {
+  it('shows a forged delivery as a signature refusal: code, message, and its body only as size and an escaped preview, marked unverified', async () => {
     const update = fixture('bot', 'messageCreate');
+    // Markup and a right-to-left override in the forged body: shown as escaped text, never rendered.
+    update.event.messageCreate.message.content = '\u202e<img src="x" onerror="window.pwned = true">';
     const forged = signBot(update, { secret: 'not-the-bot-secret-0123456789abcd' });
+    const { status, answer } = await send('/webhooks/bot', forged);
+    expect(status).toBe(401);
+    expect(answer.code).toBe('signature_mismatch');
 
-    expect(await post('/webhooks/bot', forged)).toBe(401);
-    const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.status', { hasText: '401' }) });
+    const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.code', { hasText: 'signature_mismatch' }) });
     await row.waitFor({ timeout: APPEAR_MS });
-    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401' });
+    expect(await row.getAttribute('data-verified')).toBe('false');
+    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401', code: 'signature_mismatch', message: answer.message });
 
-    await row.click();
-    await page.locator('tr.detail', { hasText: 'No body shown' }).waitFor({ timeout: APPEAR_MS });
+    const detail = await open(row);
+    expect(await detail.locator('pre.body').count()).toBe(0);
+    expect(await detail.locator('p.unverified').textContent()).toContain(`${Buffer.byteLength(forged.body)} bytes`);
+    const expected = rawPreview(Buffer.from(forged.body));
+    expect(expected.truncated).toBe(true);
+    expect(await detail.locator('pre.preview').textContent()).toBe(`${expected.preview} …`);
+    expect(await detail.locator('pre.preview *').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).pwned)).toBeUndefined();
     expect(await page.content()).not.toContain(forged.headers['X-Svc-Signature']!.slice('sha256='.length));
+  });
+
+  it('shows a schema refusal with its delivery id, type, message, failing paths and verified body', async () => {
+    const event = fixture('board', 'task.created');
+    event.task.title = 42;
+    const { status, answer } = await send('/webhooks/board', signBoard(event, { secret: BOARD_SECRET }));
+    expect(status).toBe(400);
+    expect(answer.code).toBe('schema_violation');
+
+    const row = await rowOf(event.id, 'rejected');
+    expect(await row.getAttribute('data-verified')).toBe('true');
+    expect(await cells(row)).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'rejected', status: '400', code: 'schema_violation', message: answer.message });
+
+    const detail = await open(row);
+    expect(await detail.locator('ul.problems li code.path').allTextContents()).toContain('/task/title');
+    expect(await detail.locator('pre.body').textContent()).toBe(JSON.stringify(event, null, 2));
+  });
+
+  it('shows a request refused before its body was read with its code and message, and no body', async () => {
+    const update = fixture('bot', 'messageCreate');
+    const unsigned = signBot(update);
+    delete unsigned.headers['X-Svc-Signature'];
+    const { status, answer } = await send('/webhooks/bot', unsigned);
+    expect(status).toBe(401);
+
+    const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.code', { hasText: 'signature_missing' }) });
+    await row.waitFor({ timeout: APPEAR_MS });
+    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401', code: 'signature_missing', message: answer.message });
+    const detail = await open(row);
+    expect(await detail.locator('p.nobody').count()).toBe(1);
+    expect(await detail.locator('pre').count()).toBe(0);
   });
 
   it('lists the deliveries newest first as JSON, with no headers or signatures', async () => {
@@ -162,7 +233,9 @@ describe('example server: live delivery inspector', () => {
     const seqs = deliveries.map((d) => d.seq as number);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
     expect(text).not.toContain(signed.headers['X-Svc-Signature']!.slice('sha256='.length));
-    expect(text.toLowerCase()).not.toContain('x-svc-signature');
+    // No headers are kept, so no signature of any delivery, forged or not, can be listed.
+    for (const d of deliveries) expect(Object.keys(d)).not.toContain('headers');
+    expect(text).not.toMatch(/(sha256|v1)=[0-9a-f]{64}/);
   });
 
   it('stops on SIGTERM while the page holds its event stream open', async () => {

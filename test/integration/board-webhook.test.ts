@@ -94,12 +94,13 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
     expect(any).toHaveBeenCalledTimes(1);
   });
 
-  it('accepts a sequence sent as a decimal string, and gives handlers a number', async () => {
+  it('accepts a sequence sent as a decimal string, and gives handlers a number in ctx and in the event', async () => {
     const { board, app } = setup();
     const sequences: unknown[] = [];
-    board.on('task.created', (_event, ctx) => void sequences.push(ctx.sequence));
+    board.on('task.created', (event, ctx) => void sequences.push(ctx.sequence, event.sequence));
     await post(app, PATH, signBoard(fixture('board', 'task.created', { sequence: '1234' }))).expect(200);
-    expect(sequences).toEqual([1234]);
+    // Both the context and the event say it as a number, as their types do.
+    expect(sequences).toEqual([1234, 1234]);
   });
 
   describe('a duplicate delivery', () => {

@@ -1,4 +1,4 @@
-import { svcBoardWebhook, svcBotWebhook, type ErrorContext, type SvcWebhookError } from '../../src';
+import { svcBoardWebhook, svcBotWebhook, type DeliveryRecord, type ErrorContext, type SvcWebhookError } from '../../src';
 import { appWith, expressVersions, memoryLogger } from '../support/apps';
 import { post } from '../support/post';
 import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot } from '../support/sign';
@@ -90,7 +90,49 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     expect(records).toEqual([
       expect.objectContaining({ webhook: 'board', deliveryId: event.id, kind: 'ping', outcome: 'handled', status: 200, receivedAt: 1_800_000_000_000, payload: event }),
       expect.objectContaining({ deliveryId: event.id, outcome: 'duplicate', status: 200 }),
-      expect.objectContaining({ deliveryId: undefined, outcome: 'rejected', status: 401, code: 'timestamp_out_of_tolerance', payload: undefined }),
+      expect.objectContaining({ deliveryId: undefined, outcome: 'rejected', status: 401, code: 'timestamp_out_of_tolerance', verified: false }),
     ]);
+    expect(records[0]).toMatchObject({ verified: true });
+    // Refused before the body was read: there is no body and no payload to show.
+    expect(records[2]).not.toHaveProperty('payload');
+    expect(records[2]).not.toHaveProperty('body');
+    expect(typeof (records[2] as { message?: unknown }).message).toBe('string');
+  });
+
+  it('explains a schema refusal in its record: the delivery it names, the failing paths and the verified payload', async () => {
+    const records: DeliveryRecord[] = [];
+    const errors: ErrorContext[] = [];
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger })
+      .onDelivery((r) => void records.push(r))
+      .onError((_e, ctx) => void errors.push(ctx));
+    const app = appWith(expressLib, board);
+    const event = fixture('board', 'task.created');
+    event.task.title = 42;
+    const signed = signBoard(event);
+    await post(app, board.path, signed).expect(400);
+    await new Promise((r) => setImmediate(r));
+
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created', outcome: 'rejected', status: 400, code: 'schema_violation', verified: true, payload: event });
+    expect(records[0]!.problems).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/task/title' })]));
+    expect(records[0]!.message).toContain('/task/title');
+    expect(records[0]!.body?.toString('utf8')).toBe(signed.body);
+    expect(errors[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created' });
+  });
+
+  it('gives a forged request\'s record its raw body marked unverified, and no payload', async () => {
+    const records: DeliveryRecord[] = [];
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: memoryLogger().logger }).onDelivery((r) => void records.push(r));
+    const app = appWith(expressLib, bot);
+    const forged = signBot(fixture('bot', 'messageCreate'), { secret: 'not-the-bot-secret-0123456789abcd' });
+    await post(app, bot.path, forged).expect(401);
+    await new Promise((r) => setImmediate(r));
+
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ outcome: 'rejected', status: 401, code: 'signature_mismatch', verified: false });
+    expect(records[0]!.deliveryId).toBeUndefined();
+    expect(records[0]).not.toHaveProperty('payload');
+    expect(records[0]!.body?.toString('utf8')).toBe(forged.body);
+    expect(JSON.stringify(records[0])).not.toContain(forged.headers['X-Svc-Signature']!.slice('sha256='.length));
   });
 });

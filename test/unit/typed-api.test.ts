@@ -15,7 +15,10 @@ describe('the typed API', () => {
       void event.task.title;
       const field: 'moved_board' = event.changes[0]!.field;
       const n: number = ctx.sequence;
-      void [key, field, n];
+      const sequence: number = event.sequence; // normalized from a decimal string when sent as one
+      // @ts-expect-error the sequence is never a string by the time a handler sees it
+      const asString: string = event.sequence;
+      void [key, field, n, sequence, asString];
     });
     board.on('task.comment.created', (event) => {
       const text: string = event.comment.text; // not null for comment events
@@ -49,8 +52,14 @@ describe('the typed API', () => {
       void [content, kind, created];
     });
     bot.command('deploy', (data) => {
-      const args: string | undefined = data.message.command?.args;
-      void args;
+      // A command handler runs only for messages that carry the command: it is never null there.
+      const args: string = data.message.command.args;
+      const name: string = data.message.command.name;
+      void [args, name];
+    });
+    bot.on('messageCreate', (data) => {
+      // @ts-expect-error outside .command() a message may carry no command
+      void data.message.command.name;
     });
     bot.on('botCallback', (data) => {
       const anything: unknown = data.whatever;

@@ -9,6 +9,7 @@ import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome } from '../post-de
 import { startProgress } from '../progress';
 import { requiredSecret } from '../read-input';
 import { retryDelays } from '../retry-schedule';
+import { sendHints } from '../send-hints';
 
 const help = `Usage: svc-webhooks send <example|file.json> --url <url> [options]
 
@@ -32,7 +33,8 @@ Options:
   --timeout <ms>         the deadline per attempt (default 10000, as svc)
   -h, --help             show this help
 
-Every attempt's outcome is printed: status, the receiver's error code, duration.
+Every attempt's outcome is printed: status, the receiver's error code and message,
+duration; a failed delivery ends with hints for the usual mistakes.
 Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage error.
 
 Examples:
@@ -51,7 +53,7 @@ function describeOutcome(outcome: AttemptOutcome): string {
 
 function failureSummary(outcome: AttemptOutcome): string {
   if (outcome.error !== undefined) return outcome.error;
-  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}`;
+  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.message === undefined ? '' : `: ${outcome.message}`}`;
 }
 
 function checkUrl(url: string | undefined): string {
@@ -77,6 +79,7 @@ async function deliver(io: CliIo, url: string, delivery: Delivery, secret: strin
     // Where the attempt sits on svc's schedule, whatever --fast does to the real waits.
     const label = retry ? `attempt ${attempt}/${total} (+${svcTime === 0 ? '0' : formatDuration(svcTime)})` : 'attempt 1';
     io.stdout.write(`${label}: ${describeOutcome(last)}\n`);
+    if (last.message !== undefined) io.stdout.write(`  the receiver says: ${last.message}\n`);
     if (last.ok) {
       io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}\n`);
       return 0;
@@ -90,6 +93,7 @@ async function deliver(io: CliIo, url: string, delivery: Delivery, secret: strin
     await io.sleep(real).finally(stopWait);
     svcTime += delay;
   }
+  for (const hint of sendHints(last!, url)) io.stdout.write(`hint: ${hint}\n`);
   const why = failureSummary(last!);
   throw new CliError(retry ? `the delivery failed: gave up after ${total} attempts over a day; last: ${why}` : `the delivery failed: ${why}`);
 }

@@ -1,0 +1,183 @@
+// `npm run test:package`: packs the library as `npm publish` would, installs the tarball into
+// throw-away consumer projects (ESM, CommonJS, plain `require`, TypeScript under each module
+// resolution), and in each type-checks and runs a two-line receiver that answers a signed delivery;
+// then installs the library from its git repository, which must build dist/ on the way.
+// Installs resolve from the local npm cache first (`--prefer-offline`), so a warm machine needs no
+// network. Exits non-zero, with the failing step's output, when any consumer fails.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const tsc = require.resolve('typescript/bin/tsc');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+// The TypeScript consumers check the library's declarations too (skipLibCheck off): they install the
+// types those reference, Node's and supertest's (for the deliver helpers of svc-webhooks/testing).
+const TYPES = { '@types/node': versionOf('@types/node'), '@types/supertest': versionOf('@types/supertest') };
+const INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+
+function run(cmd, args, cwd) {
+  try {
+    return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  } catch (err) {
+    throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+  }
+}
+
+function write(dir, files) {
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), typeof text === 'string' ? text : `${JSON.stringify(text, null, 2)}\n`);
+}
+
+// The receiver every consumer runs: two lines (make it, serve it); the rest sends it one signed ping.
+const RECEIVER = {
+  imports: {
+    esm: "import { createServer } from 'node:http';\nimport { createNodeHandler, svcBoardWebhook } from 'svc-webhooks';\nimport { boardEvent, signBoardEvent, silentLogger } from 'svc-webhooks/testing';\n",
+    cjs: "const { createServer } = require('node:http');\nconst { createNodeHandler, svcBoardWebhook } = require('svc-webhooks');\nconst { boardEvent, signBoardEvent, silentLogger } = require('svc-webhooks/testing');\n",
+  },
+  body: (ts) => `
+const secret = 'consumer-project-secret-0123456789';
+let handled = 0;
+
+const board = svcBoardWebhook({ secret, logger: silentLogger }).on('ping', (event${ts ? ', ctx' : ''}) => { handled += event.sequence === 0 ? 1 : 0; });
+const server = createServer(createNodeHandler(board));
+${ts ? `
+/** Never called: proves the types are the library's, not \`any\`. */
+export function typesAreLoaded(): void {
+  board.on('task.moved_out', (event, ctx) => {
+    const key: string = event.task.key;
+    const sequence: number = ctx.sequence;
+    // @ts-expect-error a moved-out task has no title
+    void event.task.title;
+    void [key, sequence];
+  });
+  // @ts-expect-error the signing helpers need a secret
+  signBoardEvent(boardEvent('ping'), {});
+}
+` : ''}
+server.listen(0, '127.0.0.1', async () => {
+  const { port } = server.address()${ts ? ' as import("node:net").AddressInfo' : ''};
+  const signed = signBoardEvent(boardEvent('ping'), { secret });
+  const res = await fetch(\`http://127.0.0.1:\${port}/webhooks/board\`, { method: 'POST', headers: signed.headers, body: signed.body });
+  server.close();
+  if (res.status !== 200 || handled !== 1) {
+    console.error(\`expected 200 and one handled ping, got \${res.status} and \${handled}: \${await res.text()}\`);
+    process.exit(1);
+  }
+  console.log('ok');
+});
+`,
+};
+
+function tsconfig(module, moduleResolution) {
+  return {
+    compilerOptions: {
+      target: 'ES2022',
+      module,
+      moduleResolution,
+      strict: true,
+      skipLibCheck: false,
+      esModuleInterop: true,
+      types: ['node'],
+      outDir: 'out',
+      rootDir: '.',
+    },
+    files: ['main.ts'],
+  };
+}
+
+/** Each consumer: its files, whether it installs the TypeScript types of Node, and how it runs. */
+const CONSUMERS = [
+  { name: 'esm', type: 'module', files: { 'main.js': RECEIVER.imports.esm + RECEIVER.body(false) }, main: 'main.js' },
+  { name: 'cjs', type: 'commonjs', files: { 'main.js': RECEIVER.imports.cjs + RECEIVER.body(false) }, main: 'main.js', extra: 'cjs' },
+  { name: 'ts-node10-cjs', type: 'commonjs', ts: tsconfig('commonjs', 'node10'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
+  { name: 'ts-node16-cjs', type: 'commonjs', ts: tsconfig('node16', 'node16'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
+  { name: 'ts-nodenext-esm', type: 'module', ts: tsconfig('nodenext', 'nodenext'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
+  { name: 'ts-bundler-esm', type: 'module', ts: tsconfig('esnext', 'bundler'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
+];
+
+function checkTarball(files) {
+  const paths = new Set(files.map((f) => f.path));
+  const required = [
+    'package.json',
+    'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts',
+    'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts',
+    'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json', 'sql/postgres-store.sql',
+  ];
+  const missing = required.filter((p) => !paths.has(p));
+  if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
+  const tests = [...paths].filter((p) => p.startsWith('test/') || p.startsWith('bench/') || p.startsWith('examples/'));
+  if (tests.length > 0) throw new Error(`the tarball ships files that are not the library: ${tests.slice(0, 5).join(', ')}`);
+}
+
+/** Every source map shipped must point at sources that are shipped too. */
+function checkSourceMaps(packageDir, files) {
+  const maps = files.map((f) => f.path).filter((p) => p.endsWith('.map'));
+  for (const map of maps) {
+    const { sources = [], sourcesContent } = JSON.parse(readFileSync(join(packageDir, map), 'utf8'));
+    sources.forEach((source, i) => {
+      if (sourcesContent?.[i] != null) return;
+      if (!existsSync(join(packageDir, dirname(map), source))) throw new Error(`${map} points at ${source}, which the package does not ship`);
+    });
+  }
+  return maps.length;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'svc-webhooks-package-'));
+const started = Date.now();
+let failed = false;
+try {
+  // As from a fresh clone: no build output until packing makes it (the `prepare` script).
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work, '--loglevel=error'], root));
+  const tarball = join(work, packed.filename);
+  checkTarball(packed.files);
+  console.log(`packed ${packed.filename}: ${packed.files.length} files, ${Math.round(packed.size / 1024)} KiB`);
+
+  for (const consumer of CONSUMERS) {
+    const dir = join(work, consumer.name);
+    const devDependencies = consumer.ts ? TYPES : {};
+    write(dir, {
+      'package.json': { name: `consumer-${consumer.name}`, version: '1.0.0', private: true, type: consumer.type, dependencies: { 'svc-webhooks': `file:${tarball}` }, devDependencies },
+      ...consumer.files,
+      ...(consumer.ts ? { 'tsconfig.json': consumer.ts } : {}),
+    });
+    run(npm, INSTALL, dir);
+    if (consumer.ts) run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+    const out = run(process.execPath, [consumer.main], dir).trim();
+    if (out !== 'ok') throw new Error(`${consumer.name}: the receiver printed ${JSON.stringify(out)}`);
+    if (consumer.extra === 'cjs') {
+      const installed = join(dir, 'node_modules', 'svc-webhooks');
+      console.log(`  source maps: ${checkSourceMaps(installed, packed.files)} checked, every source shipped`);
+      // The optional peer is not installed here, and the receiver above worked without it.
+      if (existsSync(join(dir, 'node_modules', '@opentelemetry', 'api'))) throw new Error('@opentelemetry/api was installed although it is an optional peer');
+      run(process.execPath, [join(dir, 'node_modules', '.bin', 'svc-webhooks'), '--help'], dir);
+    }
+    console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery`);
+  }
+  // Installed from git, as `npm install <git url>` does: npm clones, installs the dev dependencies,
+  // runs `prepare` (the build) and packs. It installs the last commit, not uncommitted changes.
+  const commit = run('git', ['rev-parse', 'HEAD'], root).trim();
+  const gitDir = join(work, 'from-git');
+  write(gitDir, {
+    'package.json': { name: 'consumer-from-git', version: '1.0.0', private: true, dependencies: { 'svc-webhooks': `git+file://${root}#${commit}` } },
+    'main.js': RECEIVER.imports.cjs + RECEIVER.body(false),
+  });
+  run(npm, INSTALL, gitDir);
+  if (!existsSync(join(gitDir, 'node_modules', 'svc-webhooks', 'dist', 'index.js'))) throw new Error('installed from git, the package has no dist/');
+  const fromGit = run(process.execPath, ['main.js'], gitDir).trim();
+  if (fromGit !== 'ok') throw new Error(`from-git: the receiver printed ${JSON.stringify(fromGit)}`);
+  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepare, received a signed delivery`);
+  console.log(`package test passed in ${Math.round((Date.now() - started) / 1000)} s`);
+} catch (err) {
+  failed = true;
+  console.error(`package test failed: ${err instanceof Error ? err.message : String(err)}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,64 @@
+/**
+ * A receiver process of the fault test: a board webhook whose handler records its runs in an
+ * effect file (see effect-log.ts), behind Express (`app.use`) or node:http (`createNodeHandler`),
+ * with the store named by FAULT_STORE. Every answer carries the process's pid in X-Fault-Pid.
+ * SIGTERM closes it gracefully: no new deliveries (503), running handlers and commits finish.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import express from 'express';
+import pino from 'pino';
+import { createNodeHandler, svcBoardWebhook } from '../../src';
+import { config, type Mount } from './config';
+import { EffectWriter, effectFile } from './effect-log';
+import { storeKind } from './stores';
+
+const env = process.env;
+const mount = env.FAULT_MOUNT as Mount;
+const port = Number(env.FAULT_PORT);
+const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
+const store = storeKind(env.FAULT_STORE).open(env);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
+
+const board = svcBoardWebhook({
+  secret: config.secret,
+  store,
+  timeout: config.handlerTimeoutMs,
+  lease: config.leaseMs,
+  logger: pino({ level: 'warn', base: { pid: process.pid } }),
+}).onAny(async (_event, ctx) => {
+  const id = ctx.deliveryId;
+  effects.write('S', id);
+  await sleep(Math.random() < config.slowShare ? between(config.slowMs) : between([2, 20]));
+  if (Math.random() < config.failShare) {
+    effects.write('F', id);
+    throw new Error('injected handler failure');
+  }
+  effects.write('E', id); // the side effect
+  await sleep(between(config.afterEffectMs));
+  effects.write('R', id);
+});
+
+function withPid(listener: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Fault-Pid', String(process.pid));
+    listener(req, res);
+  };
+}
+
+const server = createServer(withPid(mount === 'express' ? express().use(board) : createNodeHandler(board)));
+server.keepAliveTimeout = 30_000;
+server.listen(port, '127.0.0.1');
+
+process.once('SIGTERM', () => {
+  server.close();
+  void board
+    .close()
+    .then(async () => {
+      server.closeAllConnections();
+      await store.close?.();
+      process.exit(0);
+    })
+    .catch(() => process.exit(1));
+});
