@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { freePort } from './net';
 
 /**
  * A real PostgreSQL server for the tests (Debian's `postgresql` package): `initdb` in a temporary
@@ -20,6 +20,11 @@ export class PostgresServer {
     private readonly dir: string,
     private readonly owner: Owner | undefined,
   ) {}
+
+  /** The postmaster's pid while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   /** A connection string for the superuser (trust authentication, loopback only). */
   get url(): string {
@@ -199,15 +204,4 @@ function alive(pid: number): boolean {
 async function waitForExit(pids: readonly number[]): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline && pids.some(alive)) await new Promise((r) => setTimeout(r, 25));
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
