@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
+import type { ChildLoggerOptions, Logger } from 'pino';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { SqlClient } from '../dedup/sql-client';
+import { redactingLogOptions } from '../internal/log-redaction';
 import type { Awaitable, DeliveryContext } from './handler-types';
 
 /** The claim a delivery's handlers run under: what a transaction needs to record the delivery as done. */
@@ -24,6 +25,7 @@ export class DeliveryScope implements DeliveryContext {
   #aborted = false;
   #claim: DeliveryClaim | undefined;
   #transacted = false;
+  #secrets: (() => readonly string[]) | undefined;
 
   constructor(
     readonly deliveryId: string,
@@ -37,7 +39,11 @@ export class DeliveryScope implements DeliveryContext {
   }
 
   get log(): Logger {
-    return (this.#log ??= this.#logger.child({ deliveryId: this.deliveryId, kind: this.#kind }));
+    if (this.#log !== undefined) return this.#log;
+    const bindings = { deliveryId: this.deliveryId, kind: this.#kind };
+    const secrets = this.#secrets?.();
+    this.#log = secrets === undefined || secrets.length === 0 ? this.#logger.child(bindings) : this.#logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+    return this.#log;
   }
 
   get signal(): AbortSignal {
@@ -53,6 +59,14 @@ export class DeliveryScope implements DeliveryContext {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * With a secret resolver the parent logger cannot know every board's secret: the handlers' logger
+   * drops the secrets of the board (or bot) this delivery was verified with.
+   */
+  static dropFromLog(scope: DeliveryScope, secrets: () => readonly string[]): void {
+    scope.#secrets = secrets;
   }
 
   /** Tells the handlers (through `signal`) that their deadline passed. */

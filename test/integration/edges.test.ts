@@ -310,7 +310,7 @@ describe('a handler that never settles', () => {
   it('keeps its claim until `abandonAfter`, then the claim is released, the run logged as abandoned, and the retry runs the handlers', async () => {
     const memory = memoryLogger();
       const { logger } = memory;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 40, abandonAfter: 150 });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 40, abandonAfter: 1500 });
     let calls = 0;
     board.on('task.created', () => {
       calls++;
@@ -318,11 +318,15 @@ describe('a handler that never settles', () => {
     });
     const app = appWith(expressLib5(), board);
     const event = fixture('board', 'task.created');
+    const arrived = Date.now();
     await post(app, PATH, signBoard(event)).expect(503);
-    await sleep(60);
+    await sleep(100); // more than two leases: only renewal keeps the claim
     expect((await post(app, PATH, signBoard(event))).status).toBe(409);
-    await sleep(150);
-    expect(memory.lines.some((l) => l.level === 50 && /abandon/.test(l.msg) && l.deliveryId === event.id)).toBe(true);
+    const abandoned = () => memory.lines.some((l) => l.level === 50 && /abandon/.test(l.msg) && l.deliveryId === event.id);
+    expect(abandoned()).toBe(false);
+    while (!abandoned() && Date.now() - arrived < 5000) await sleep(20);
+    expect(Date.now() - arrived).toBeGreaterThanOrEqual(1500);
+    expect(abandoned()).toBe(true);
     await post(app, PATH, signBoard(event)).expect(200, { ok: true });
     expect(calls).toBe(2);
   });
@@ -337,14 +341,17 @@ describe('a handler that never settles', () => {
   });
 
   it('an abandoned run that finishes later still records the delivery, so a later repeat is a duplicate', async () => {
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeout: 20, abandonAfter: 60 });
+    const memory = memoryLogger();
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memory.logger, timeout: 20, abandonAfter: 60 });
     const gate = deferred();
     const handler = jest.fn(() => gate.promise);
     board.on('task.created', handler);
     const app = appWith(expressLib5(), board);
     const event = fixture('board', 'task.created');
     await post(app, PATH, signBoard(event)).expect(503);
-    await sleep(100);
+    const abandoned = () => memory.lines.some((l) => /abandoned and the claim released/.test(l.msg));
+    for (let i = 0; i < 250 && !abandoned(); i++) await sleep(20);
+    expect(abandoned()).toBe(true);
     gate.resolve();
     await sleep(10);
     await post(app, PATH, signBoard(event)).expect(200, { ok: true, duplicate: true });
