@@ -77,6 +77,21 @@ async function deliverUntilAccepted(receiver: Receiver, event: Record<string, an
   }
 }
 
+/**
+ * Sends a delivery to a receiver that stops at `point`, kills it there with SIGKILL (its request gets
+ * no answer), and returns the delivery and a second receiver for the retry.
+ */
+async function killedAt(point: 'in-transaction' | 'after-commit'): Promise<{ event: Record<string, any>; other: Receiver }> {
+  const doomed = await startReceiver(point);
+  const other = await startReceiver();
+  const event = fixture('board', 'task.created');
+  const lost = deliver(doomed, event).catch(() => 'connection lost');
+  await doomed.reached(point, event.id);
+  await killed(doomed.child);
+  expect(await lost).toBe('connection lost');
+  return { event, other };
+}
+
 const count = async (table: 'runs' | 'effects', id: string) => Number((await db.server.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE delivery_id = $1`, [id]))[0]!.n);
 
 describe('receiver processes sharing one PostgreSQL', () => {
@@ -92,13 +107,7 @@ describe('receiver processes sharing one PostgreSQL', () => {
   }, 30_000);
 
   it('keep no row of a process killed inside the transaction, before COMMIT; the retry writes it once', async () => {
-    const doomed = await startReceiver('in-transaction');
-    const other = await startReceiver();
-    const event = fixture('board', 'task.created');
-    const lost = deliver(doomed, event).catch(() => 'connection lost');
-    await doomed.reached('in-transaction', event.id);
-    await killed(doomed.child);
-    expect(await lost).toBe('connection lost');
+    const { event, other } = await killedAt('in-transaction');
     expect(await count('effects', event.id)).toBe(0);
     const retry = await deliverUntilAccepted(other, event);
     expect(retry).toEqual({ status: 200, body: { ok: true } });
@@ -110,13 +119,7 @@ describe('receiver processes sharing one PostgreSQL', () => {
   }, 30_000);
 
   it('answer the retry of a delivery whose process was killed after COMMIT as a duplicate, with no second row', async () => {
-    const doomed = await startReceiver('after-commit');
-    const other = await startReceiver();
-    const event = fixture('board', 'task.created');
-    const lost = deliver(doomed, event).catch(() => 'connection lost');
-    await doomed.reached('after-commit', event.id);
-    await killed(doomed.child);
-    expect(await lost).toBe('connection lost');
+    const { event, other } = await killedAt('after-commit');
     expect(await deliver(other, event)).toEqual({ status: 200, body: { ok: true, duplicate: true } });
     expect(await count('effects', event.id)).toBe(1);
     expect(await count('runs', event.id)).toBe(1);
