@@ -119,6 +119,47 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     await pool.end();
   });
 
+  describe('when the connection fails at COMMIT, so that its outcome is unknown to the receiver', () => {
+    /** A pool whose clients fail the first COMMIT as a lost connection would: `after` it ran, or before it was sent. */
+    function commitFailing(when: 'after' | 'before') {
+      const pool = new Pool({ connectionString: db.server.url });
+      pool.on('error', () => undefined);
+      let armed = true;
+      const lostConnection = () => new Error('Connection terminated unexpectedly');
+      const connect = async () => {
+        const client = await pool.connect();
+        return {
+          query: async (text: string, values?: unknown[]) => {
+            if (text !== 'COMMIT' || !armed) return client.query(text, values);
+            armed = false;
+            if (when === 'after') await client.query('COMMIT');
+            throw lostConnection();
+          },
+          release: (destroy?: boolean | Error) => client.release(destroy),
+          on: (event: 'error', listener: (err: Error) => void) => client.on(event, listener),
+          off: (event: 'error', listener: (err: Error) => void) => client.off(event, listener),
+        };
+      };
+      return { pool, store: postgresStore({ pool: { connect } }) };
+    }
+
+    it.each([
+      ['committed, its answer lost', 'after' as const, ['written'], { ok: true, duplicate: true }],
+      ['never sent', 'before' as const, [], { ok: true }],
+    ])('answers 503 when the COMMIT was %s, and the retry finds out from the mark: one row in the end', async (_case, when, rowsAfterFailure, retryBody) => {
+      const { pool, store: s } = commitFailing(when);
+      const a = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeout: 1000, lease: 2000 }).on('task.created', writesRow));
+      const event = fixture('board', 'task.created');
+      const res = await post(a, '/webhooks/board', signBoard(event));
+      expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
+      expect(await effects(event.id)).toEqual(rowsAfterFailure);
+      await post(a, '/webhooks/board', signBoard(event)).expect(200, retryBody);
+      expect(await effects(event.id)).toEqual(['written']);
+      await s.close();
+      await pool.end();
+    });
+  });
+
   it('answers 503 store_unavailable when the database stops mid-transaction; nothing is lost and the retry writes once', async () => {
     const inside = deferred();
     const proceed = deferred();
