@@ -48,7 +48,7 @@ export { botEventKinds } from './generated/bot-types';
 export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
 export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
 export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
-export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type DoneMarkStatement } from './dedup/postgres-store';
+export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
 export { postgresMigrationSql } from './dedup/postgres-sql';
 export { deliveryDoneSql } from './dedup/postgres-mark';
 export type { SqlClient, SqlResult } from './dedup/sql-client';

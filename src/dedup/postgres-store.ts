@@ -8,9 +8,17 @@ import { isConnectionFailure, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from './sql-client';
 import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
 
+/** A connection lent by a pool (a node-postgres `PoolClient`). */
+export interface PooledSqlClient extends SqlClient {
+  /** Gives it back; `true` (or an error) discards it instead. */
+  release(destroy?: boolean | Error): void;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
+}
+
 /** The part of a node-postgres `Pool` the store uses. Any pool with these methods works. */
 export interface PostgresPool {
-  connect(): Promise<SqlClient & { release(destroy?: boolean | Error): void; on?(event: 'error', listener: (err: Error) => void): unknown; off?(event: 'error', listener: (err: Error) => void): unknown }>;
+  connect(): Promise<PooledSqlClient>;
   end?(): Promise<void>;
 }
 
@@ -37,12 +45,11 @@ export interface DoneMarkStatement {
   readonly values: unknown[];
 }
 
-type PooledClient = Awaited<ReturnType<PostgresPool['connect']>>;
-
 const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 const PRUNE_BATCH = 1000;
 const UNDEFINED_TABLE = '42P01';
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A de-dup store in PostgreSQL, shared by every receiver that uses the same table. Beside the
@@ -69,9 +76,9 @@ export class PostgresStore implements DeliveryStore {
     if (typeof options !== 'object' || options === null || (options.pool === undefined) === (options.connectionString === undefined)) {
       throw new TypeError('svc-webhooks: postgresStore needs exactly one of `pool` or `connectionString`');
     }
-    this.timeoutMs = positive(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
+    this.timeoutMs = timer(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
     this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
-    const pruneIntervalMs = positive(options.pruneIntervalMs ?? 10 * 60_000, 'pruneIntervalMs');
+    const pruneIntervalMs = timer(options.pruneIntervalMs ?? 10 * 60_000, 'pruneIntervalMs');
     const table = options.table ?? DEFAULT_TABLE;
     this.table = quoteTable(table);
     this.sql = statements(table);
@@ -197,7 +204,7 @@ export class PostgresStore implements DeliveryStore {
     }
   }
 
-  private async connect(deadline: number): Promise<PooledClient> {
+  private async connect(deadline: number): Promise<PooledSqlClient> {
     // A connection that arrives after its caller gave up goes straight back to the pool.
     const client = await withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
     // A checked-out client whose server goes away emits 'error'; unheard, it would end the process.
@@ -217,7 +224,7 @@ function markKey(key: string, token: string): string {
 
 function ignore(): void {}
 
-function giveBack(client: PooledClient, destroy: boolean): void {
+function giveBack(client: PooledSqlClient, destroy: boolean): void {
   client.off?.('error', ignore);
   try {
     client.release(destroy);
@@ -256,6 +263,12 @@ function createPool(connectionString: string, timeoutMs: number): PostgresPool {
 
 function positive(value: number, name: string): number {
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be a positive number`);
+  return value;
+}
+
+/** A time a timer waits: longer than node's timers can, it would fire at once (over and over). */
+function timer(value: number, name: string): number {
+  if (positive(value, name) > MAX_TIMER_MS) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be at most ${MAX_TIMER_MS} ms`);
   return value;
 }
 

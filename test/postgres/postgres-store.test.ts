@@ -122,6 +122,8 @@ describe('postgresStore: the DeliveryStore contract against a real PostgreSQL', 
     expect(() => postgresStore({ pool, commandTimeoutMs: 0 })).toThrow(RangeError);
     expect(() => postgresStore({ pool, retentionMs: -1 })).toThrow(RangeError);
     expect(() => postgresStore({ pool, pruneIntervalMs: Number.NaN })).toThrow(RangeError);
+    expect(() => postgresStore({ pool, pruneIntervalMs: 2 ** 31 })).toThrow(RangeError);
+    expect(() => postgresStore({ pool, commandTimeoutMs: 2 ** 31 })).toThrow(RangeError);
     return pool.end();
   });
 
