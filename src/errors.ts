@@ -33,6 +33,8 @@ export const errorStatus = {
   handler_failed: 500,
   handler_timeout: 503,
   store_unavailable: 503,
+  /** Inbox mode: Redis did not take the delivery in time; nothing was enqueued and svc retries it. */
+  inbox_unavailable: 503,
   shutting_down: 503,
   /** A fault inside svc-webhooks itself; the delivery is retried by the sender. */
   internal_error: 500,

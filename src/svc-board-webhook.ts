@@ -3,6 +3,8 @@ import { boardEventTypes } from './generated/board-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { httpMiddleware } from './middleware/http-middleware';
 import { settings, type BoardWebhookOptions } from './options';
+import { boardJobs } from './inbox/webhook-jobs';
+import { webhookInbox } from './inbox/webhook-inbox';
 import { boardProtocol } from './receive/board-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
@@ -20,9 +22,11 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Bo
   const config = settings(secretOrOptions, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();
-  const receiver = new Receiver(boardProtocol(config.keys, config.toleranceSeconds, { byType, any: lists.any }), config, lists.errorHandlers, lists.deliveryListeners);
+  const protocol = boardProtocol(config.keys, config.toleranceSeconds, { byType, any: lists.any });
+  const inbox = webhookInbox(config, protocol, config.inbox && boardJobs(config.inbox), lists.deliveryListeners);
+  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
   const middleware = httpMiddleware('svcBoardWebhook', config.path, (req) => receiver.receive(req)) as BoardWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
+  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close()), {
     path: config.path,
     on(type: string | readonly string[], handler: BoardHandler<never>) {
       byType.add(type, handler, (t) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import type { DeliveryContext } from './handler-types';
 
 /**
@@ -16,9 +17,12 @@ export class DeliveryScope implements DeliveryContext {
   constructor(
     readonly deliveryId: string,
     kind: string,
-    readonly req: IncomingMessage,
+    readonly req: IncomingMessage | undefined,
     readonly receivedAt: number,
     logger: Logger,
+    readonly attempt = 1,
+    /** Board order in an inbox worker: the sequence numbers given up on before this event. */
+    readonly gap?: SequenceGap,
   ) {
     this.#kind = kind;
     this.#logger = logger;
