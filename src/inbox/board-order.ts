@@ -13,11 +13,13 @@ import type { SequenceGap } from '../ordering/board-sequence-tracker';
  * and finds its own lock.
  */
 
-// A lock or pending entry whose job is gone or dead (a worker crashed and the job then failed for
-// stalling) must not block its board: the scripts check BullMQ's job hash and failed set.
+// A lock or pending entry whose job is gone, dead (a worker crashed and the job then failed for
+// stalling) or finished without recording its end (Redis failed just then) must not block its
+// board: the scripts check BullMQ's job hash and its failed and completed sets.
 const STALE = `
 local function gone(id)
   return redis.call('EXISTS', ARGV[7] .. id) == 0 or redis.call('ZSCORE', ARGV[7] .. 'failed', id) ~= false
+    or redis.call('ZSCORE', ARGV[7] .. 'completed', id) ~= false
 end
 `;
 

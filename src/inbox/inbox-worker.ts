@@ -85,7 +85,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     for (const listener of listeners) {
       Promise.resolve()
         .then(() => listener(record))
-        .catch((err: unknown) => logger.error({ err: safeError(err) }, 'an onDelivery listener failed'));
+        .catch((err: unknown) => quietly(() => logger.error({ err: safeError(err) }, 'an onDelivery listener failed')));
     }
   };
 
@@ -93,7 +93,6 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const data = job.data;
     const jobId = job.id!;
     const attempt = job.attemptsMade + 1;
-    const log = logger.child({ deliveryId: data.deliveryId, kind: data.kind, attempt });
     const placed = data.board !== undefined && data.sequence !== undefined;
     let turn: Turn = { run: true };
     if (placed && data.ordered === true) {
@@ -111,18 +110,27 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const final = attempt >= (job.opts.attempts ?? 1);
     const outcome: QueueOutcome = ended.state === 'succeeded' ? 'processed' : final ? 'dead' : 'retried';
+    // Past this point the handlers have run: nothing here may fail the job, or they would run again.
     if (placed) {
-      // The board moves on past a handled event and past a dead letter; a retried one keeps its place.
-      if (outcome === 'retried') {
-        if (data.ordered === true) await order.release(data.board!, jobId);
-      } else {
-        await wake(data.ordered === true ? await order.finish(data.board!, jobId, data.sequence!) : await order.pass(data.board!, data.sequence!), jobId);
+      try {
+        // The board moves on past a handled event and past a dead letter; a retried one keeps its place.
+        if (outcome === 'retried') {
+          if (data.ordered === true) await order.release(data.board!, jobId);
+        } else {
+          await wake(data.ordered === true ? await order.finish(data.board!, jobId, data.sequence!) : await order.pass(data.board!, data.sequence!), jobId);
+        }
+      } catch (err) {
+        // The board's next event finds this job finished (or dead) and takes over its place itself.
+        quietly(() => logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will'));
       }
     }
-    const fields = { queue: outcome, durationMs };
-    if (ended.state === 'succeeded') log.info(fields, 'delivery processed');
-    else if (outcome === 'retried') log.warn({ ...fields, err: safeError(ended.error), retryInMs: retryDelay(attempt, inbox.retryDelayMs, inbox.maxRetryDelayMs) }, 'delivery attempt failed; it will be retried');
-    else log.error({ ...fields, err: safeError(ended.error), attempts: attempt }, 'delivery failed for the last time; kept as a dead letter (svc-webhooks inbox list)');
+    quietly(() => {
+      const log = logger.child({ deliveryId: data.deliveryId, kind: data.kind, attempt });
+      const fields = { queue: outcome, durationMs };
+      if (ended.state === 'succeeded') log.info(fields, 'delivery processed');
+      else if (outcome === 'retried') log.warn({ ...fields, err: safeError(ended.error), retryInMs: retryDelay(attempt, inbox.retryDelayMs, inbox.maxRetryDelayMs) }, 'delivery attempt failed; it will be retried');
+      else log.error({ ...fields, err: safeError(ended.error), attempts: attempt }, 'delivery failed for the last time; kept as a dead letter (svc-webhooks inbox list)');
+    });
     if (listeners.length > 0) {
       const failed = ended.state === 'failed';
       tell({
@@ -212,6 +220,15 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       return closing;
     },
   };
+}
+
+/** Logging must not decide a delivery's fate: a logger that throws has nowhere left to report to. */
+function quietly(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // Nothing to do: the delivery's outcome stands.
+  }
 }
 
 function workSettings(options: WorkOptions) {

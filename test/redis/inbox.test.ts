@@ -281,4 +281,34 @@ describe('inbox mode', () => {
     expect(handled).toEqual([2]);
     expect(signals[0]!.aborted).toBe(true);
   });
+
+  it('survives a handler that throws a hostile value (a Proxy whose every read throws): the attempt is retried and logged safely', async () => {
+    const log = memoryLogger();
+    const attempts: number[] = [];
+    const { url, work } = await boardInbox(
+      (_event, ctx) => {
+        attempts.push(ctx.attempt);
+        if (ctx.attempt === 1) {
+          throw new Proxy(
+            {},
+            {
+              get() {
+                throw new Error('gotcha');
+              },
+            },
+          );
+        }
+      },
+      {},
+      log.logger,
+    );
+    work();
+    const event = fixture('board', 'task.created');
+    expect((await deliver(url, signBoard(event))).status).toBe(200);
+    await eventually(() => log.lines.some((l) => l.deliveryId === event.id && l.queue === 'processed'), 10_000, 'the second attempt');
+    expect(attempts).toEqual([1, 2]);
+    const failed = log.lines.find((l) => l.deliveryId === event.id && l.queue === 'retried');
+    expect(failed).toMatchObject({ level: 40, attempt: 1 });
+    expect(typeof failed!.err.message).toBe('string');
+  });
 });
