@@ -4,6 +4,7 @@ export type { Middleware } from './middleware/http-middleware';
 export { createNodeHandler } from './middleware/node-handler';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
 export { DEFAULT_PATHS } from './options';
+export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
 export type {
   Awaitable,

@@ -29,12 +29,16 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const lists = listeners<BotHandler<never>>();
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
-  const protocol = botProtocol(config.keys, { byKind, byCommand, any: lists.any }, maxAgeMs);
-  const inbox = webhookInbox(config, protocol, config.inbox && botJobs(), lists.deliveryListeners);
+  const protocol = botProtocol(config.secrets, config.pattern, { byKind, byCommand, any: lists.any }, maxAgeMs);
+  const inbox = webhookInbox(config, protocol, config.inbox && botJobs(config.pattern, config.secrets.lookup !== undefined), lists.deliveryListeners);
   const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
-  const middleware = httpMiddleware('svcBotWebhook', config.path, (req) => receiver.receive(req)) as BotWebhookMiddleware;
+  const middleware = httpMiddleware('svcBotWebhook', config.pattern, (req) => receiver.receive(req)) as BotWebhookMiddleware;
   return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close()), {
     path: config.path,
+    forgetSecret(id: string) {
+      config.secrets.lookup?.forget(id);
+      return middleware;
+    },
     on(kind: string | readonly string[], handler: BotHandler<never>) {
       byKind.add(kind, handler, (k) => {
         if (!KNOWN_KINDS.has(k)) throw new TypeError(`svc-webhooks: unknown bot event kind "${k}"; handle kinds this version does not know with onAny()`);

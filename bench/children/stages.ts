@@ -12,6 +12,7 @@ import pino from 'pino';
 import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
+import { pathPattern } from '../../src/internal/path-pattern';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
@@ -125,7 +126,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   const validate = validatorFor('board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   byType.add('task.updated', trivialHandler, () => undefined);
-  const protocol = boardProtocol(keys, 300, { byType, any: [] });
+  const protocol = boardProtocol({ keys }, pathPattern(PATH, []), 300, { byType, any: [] });
   const logger = pino({ name: 'svc-webhooks', redact: REDACT_PATHS }).child({ webhook: 'board' }, { redact: REDACT_PATHS });
   const req = fakeRequest(one, PATH);
   const signature = readBoardSignature(req, 300, Date.now());

@@ -21,6 +21,8 @@ export interface InboxJob {
   readonly sequence?: number;
   /** Whether this event waits for its turn (an ordered kind); other kinds only mark their sequence as passed. */
   readonly ordered?: boolean;
+  /** With a secret resolver: the board or bot whose secret verified the delivery (its handlers' logger drops that secret). */
+  readonly verifiedBy?: string;
 }
 
 /** The headers a worker needs to rebuild the delivery (the protocols compare them with the body). */

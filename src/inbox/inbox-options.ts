@@ -1,4 +1,5 @@
 import { DAY_MS, DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
+import { optionNumber } from '../internal/option-number';
 
 export interface InboxOptions {
   /** The Redis the queues live in (`redis://host:port/db`); the de-dup store's Redis can serve both. */
@@ -86,10 +87,7 @@ function ordered(value: unknown): boolean | ReadonlySet<string> {
   throw new TypeError('svc-webhooks: inbox `ordered` must be a boolean or a list of board event types');
 }
 
+/** Inbox options are named as such in errors: `inbox.retryFor`. */
 function number(value: unknown, fallback: number, name: string, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new RangeError(`svc-webhooks: inbox \`${name}\` must be a number from ${min} to ${max}`);
-  }
-  return value;
+  return optionNumber(value, fallback, `inbox.${name}`, min, max);
 }

@@ -7,6 +7,7 @@ import { safeError } from '../internal/safe-error';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import { isThenable } from '../internal/thenable';
 import { parseJson } from '../parse/parse-json';
+import type { SecretLookup } from '../verify/secret-resolver';
 import type { Delivery, Protocol } from '../receive/protocol';
 import { DeliveryScope } from '../route/delivery-scope';
 import type { DeliveryListener, DeliveryRecord, QueueOutcome } from '../route/handler-types';
@@ -55,11 +56,13 @@ interface WorkerParts<S, D extends Delivery> {
    * hold its job (and, in board order, its board) for ever. Past it the attempt counts as failed.
    */
   readonly abandonAfterMs: number;
+  /** The webhook's secret resolver, if it has one: the handlers' logger drops the verifying board's (bot's) secrets. */
+  readonly lookup?: SecretLookup;
 }
 
 /** Runs the handlers of one webhook's inbox: `board.work()` / `bot.work()`. */
 export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, options: WorkOptions = {}): InboxWorker {
-  const { inbox, protocol, jobs, logger, listeners, abandonAfterMs } = parts;
+  const { inbox, protocol, jobs, logger, listeners, abandonAfterMs, lookup } = parts;
   const settings = workSettings(options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
@@ -162,6 +165,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       const payload = parseJson(Buffer.from(data.body, 'utf8'));
       const delivery = protocol.delivery(payload, headersOnly(data.headers), jobs.signatureOf(data), data.receivedAt);
       ctx = protocol.context(delivery, [delivery.id, delivery.kind, undefined, data.receivedAt, logger, attempt, gap]);
+      if (lookup !== undefined && data.verifiedBy !== undefined) await dropSecretsFromLog(lookup, data.verifiedBy, ctx);
       running.add(ctx);
       const scope = ctx;
       const result = runHandlers(protocol.calls(delivery, ctx), abandonAfterMs, () => DeliveryScope.abort(scope));
@@ -220,6 +224,20 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       return closing;
     },
   };
+}
+
+/**
+ * A worker may not have looked the board (bot) up yet: it asks the resolver first, so that the
+ * handlers' logger knows which secrets to drop. A resolver that fails leaves the other redaction.
+ */
+async function dropSecretsFromLog(lookup: SecretLookup, id: string, ctx: DeliveryScope): Promise<void> {
+  try {
+    const keys = lookup.keysFor(id);
+    if (isThenable(keys)) await keys;
+  } catch {
+    // Unknown or unavailable now: its secrets cannot be in the handlers' hands either.
+  }
+  DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(id));
 }
 
 /** Logging must not decide a delivery's fate: a logger that throws has nowhere left to report to. */

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { pathId, type PathPattern } from '../internal/path-pattern';
 import type { BoardDelivery } from '../receive/board-protocol';
 import type { BotDelivery } from '../receive/bot-protocol';
 import type { Delivery } from '../receive/protocol';
@@ -19,7 +20,16 @@ export function boardJobs(inbox: InboxSettings): WebhookJobs<BoardSignature, Boa
   const isOrdered = (kind: string) => (inbox.ordered === true ? true : inbox.ordered === false ? false : inbox.ordered.has(kind));
   return {
     jobOf(delivery, body, req, receivedAt) {
-      const job: InboxJob = { webhook: 'board', deliveryId: delivery.id, kind: delivery.kind, body: body.toString('utf8'), headers: keptHeaders(req), receivedAt, timestamp: delivery.timestamp };
+      const job: InboxJob = {
+        webhook: 'board',
+        deliveryId: delivery.id,
+        kind: delivery.kind,
+        body: body.toString('utf8'),
+        headers: keptHeaders(req),
+        receivedAt,
+        timestamp: delivery.timestamp,
+        ...(delivery.verifiedBoard === undefined ? {} : { verifiedBy: delivery.verifiedBoard }),
+      };
       const board = (delivery.event as { board?: { id?: unknown } | null }).board?.id;
       // ping (sequence 0) is outside the sequence; an event without a board id cannot be placed in one.
       if (inbox.ordered === false || delivery.sequence < 1 || typeof board !== 'string' || board === '') return job;
@@ -29,9 +39,14 @@ export function boardJobs(inbox: InboxSettings): WebhookJobs<BoardSignature, Boa
   };
 }
 
-export function botJobs(): WebhookJobs<Buffer, BotDelivery> {
+/** `pattern` and `resolving`: with a secret resolver, the path names the bot whose secret verified the update. */
+export function botJobs(pattern: PathPattern, resolving: boolean): WebhookJobs<Buffer, BotDelivery> {
   return {
-    jobOf: (delivery, body, req, receivedAt) => ({ webhook: 'bot', deliveryId: delivery.id, kind: delivery.kind, body: body.toString('utf8'), headers: keptHeaders(req), receivedAt }),
+    jobOf(delivery, body, req, receivedAt) {
+      const job: InboxJob = { webhook: 'bot', deliveryId: delivery.id, kind: delivery.kind, body: body.toString('utf8'), headers: keptHeaders(req), receivedAt };
+      const bot = resolving ? pathId(pattern, req) : undefined;
+      return bot === undefined ? job : { ...job, verifiedBy: bot };
+    },
     signatureOf: () => NO_MAC,
   };
 }

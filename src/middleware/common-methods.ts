@@ -24,6 +24,11 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
   work(options?: WorkOptions): InboxWorker;
   /** The path this middleware answers when mounted with `app.use()`. */
   readonly path: string;
+  /**
+   * With a secret resolver: forgets what is cached for this board (bot) id, so the next delivery
+   * asks the resolver again (after a rotation or a disconnect). Does nothing with a fixed secret.
+   */
+  forgetSecret(id: string): this;
 }
 
 /** The lists a webhook's Receiver reads; the public methods below fill them. */

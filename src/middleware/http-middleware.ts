@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalisePath } from '../options';
+import { requestPathname, type PathPattern } from '../internal/path-pattern';
 import type { Outcome } from '../receive/receiver';
 
 /**
@@ -16,14 +16,16 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?
  * (`app.post('/x', mw)`). Express leaves `req.route` set after an earlier route called next(),
  * so the route counts only if this very middleware is in its stack.
  */
-export function isDeliveryRequest(req: IncomingMessage, path: string, self: Middleware): boolean {
+export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
   if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
-  const url = r.originalUrl ?? req.url ?? '';
-  const query = url.indexOf('?');
-  return normalisePath(query === -1 ? url : url.slice(0, query)) === path;
+  return pattern.match(requestPathname(r)) !== undefined;
 }
+
+/** Which middleware answers which path: the node:http handler answers 405 to other methods there. */
+export const WEBHOOK_PATH: unique symbol = Symbol('svc-webhooks path');
+export type WithPath = Middleware & { [WEBHOOK_PATH]?: PathPattern };
 
 export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
   if (res.headersSent) return;
@@ -35,14 +37,15 @@ export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
   res.end(outcome.body);
 }
 
-export function httpMiddleware(name: string, path: string, receive: (req: IncomingMessage) => Promise<Outcome>): Middleware {
-  const middleware: Middleware = (req, res, next) => {
-    if (!isDeliveryRequest(req, path, middleware)) {
+export function httpMiddleware(name: string, pattern: PathPattern, receive: (req: IncomingMessage) => Promise<Outcome>): Middleware {
+  const middleware: WithPath = (req, res, next) => {
+    if (!isDeliveryRequest(req, pattern, middleware)) {
       next();
       return;
     }
     receive(req).then((outcome) => sendOutcome(res, outcome), next);
   };
   Object.defineProperty(middleware, 'name', { value: name });
+  Object.defineProperty(middleware, WEBHOOK_PATH, { value: pattern });
   return middleware;
 }

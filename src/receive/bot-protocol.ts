@@ -6,6 +6,9 @@ import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler, CommandData } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
+import { pathId, type PathPattern } from '../internal/path-pattern';
+import { isThenable } from '../internal/thenable';
+import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
@@ -28,12 +31,21 @@ export interface BotHandlers {
 }
 
 /** `maxAgeMs`: the oldest `createdAt` accepted; no longer than the store remembers ids. */
-export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, maxAgeMs: number): Protocol<Buffer, BotDelivery> {
+export function botProtocol(secrets: SecretSource, pattern: PathPattern, handlers: BotHandlers, maxAgeMs: number): Protocol<Buffer, BotDelivery> {
+  const { keys, lookup } = secrets;
   return {
     webhook: 'bot',
     schema: 'bot',
     readSignature: (req) => readBotSignature(req),
-    verify: (claimed, body) => verifyBotSignature(keys, claimed, body),
+    verify(claimed, body, req) {
+      if (keys !== undefined) return verifyBotSignature(keys, claimed, body);
+      // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
+      const botId = pathId(pattern, req);
+      if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
+      const found = lookup.keysFor(botId);
+      if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBotSignature(k, claimed, body));
+      return verifyBotSignature(found, claimed, body);
+    },
     delivery(payload, req, _signature, nowMs) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || !isObject(payload.event)) {
         throw malformed('a bot update must be an object with a string `id` and an `event` object');
@@ -50,7 +62,14 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
       checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
       return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
     },
-    context: (delivery, init) => new BotDeliveryContext(delivery, init),
+    context(delivery, init) {
+      const ctx = new BotDeliveryContext(delivery, init);
+      // With a resolver, the path named the bot whose secret verified this delivery.
+      // (An inbox worker has no request: it drops the verifying bot's secrets itself.)
+      const botId = lookup === undefined || ctx.req === undefined ? undefined : pathId(pattern, ctx.req);
+      if (botId !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup!.secretsOf(botId));
+      return ctx;
+    },
     calls(delivery, ctx) {
       const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);

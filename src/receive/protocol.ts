@@ -20,8 +20,11 @@ export interface Protocol<S, D extends Delivery> {
   readonly schema: SchemaName;
   /** Reads and checks the signature headers, before the body is read. */
   readSignature(req: IncomingMessage, nowMs: number): S;
-  /** Checks the MAC over the raw body. */
-  verify(signature: S, body: Buffer): void;
+  /**
+   * Checks the MAC over the raw body, with the secrets of the board or bot the request claims.
+   * Synchronous with a fixed secret or a cached lookup; a promise while a resolver is asked.
+   */
+  verify(signature: S, body: Buffer, req: IncomingMessage): void | Promise<void>;
   /**
    * The checks that hold whatever the schema policy (routing and replay protection depend on
    * them), and the delivery they describe.

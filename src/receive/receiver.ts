@@ -14,6 +14,7 @@ import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaProblems, schemaViolation, validatorFor, type SchemaProblem } from '../validate/validate-payload';
 import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
 import type { Delivery, Protocol } from './protocol';
+import { isExpectedRefusal, RefusalLog } from './refusal-log';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -60,6 +61,7 @@ export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
   private closing = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly refusals: RefusalLog;
   private readonly telemetry: DeliveryTelemetry;
 
   constructor(
@@ -71,6 +73,7 @@ export class Receiver<S, D extends Delivery> {
     private readonly handoff?: Handoff<D>,
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
+    this.refusals = new RefusalLog(settings.logger, settings.now);
     this.telemetry = new DeliveryTelemetry(protocol.webhook);
   }
 
@@ -117,7 +120,8 @@ export class Receiver<S, D extends Delivery> {
       checkContentHeaders(req);
       const signature = protocol.readSignature(req, now);
       body = await readRawBody(req, settings.limit);
-      protocol.verify(signature, body);
+      const verifying = protocol.verify(signature, body, req);
+      if (verifying !== undefined) await verifying;
       verified = true;
       payload = parseJson(body);
       const invalid = this.validate(payload, req);
@@ -264,7 +268,8 @@ export class Receiver<S, D extends Delivery> {
     }
     const { error } = result;
     if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
-    // An expected refusal needs no stack trace; reading one costs more than the rest of the line.
+    // An expected refusal is one line without a stack trace, rate-limited per code.
+    else if (isExpectedRefusal(error)) this.refusals.refused(error, req, fields);
     else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
     trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
     this.tellListeners(() => refusalRecord({ ...fields, webhook: this.protocol.webhook, receivedAt }, error, result.received));

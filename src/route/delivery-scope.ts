@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
+import type { ChildLoggerOptions, Logger } from 'pino';
+import { redactingLogOptions } from '../internal/log-redaction';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import type { DeliveryContext } from './handler-types';
 
@@ -13,6 +14,7 @@ export class DeliveryScope implements DeliveryContext {
   #log: Logger | undefined;
   #controller: AbortController | undefined;
   #aborted = false;
+  #secrets: (() => readonly string[]) | undefined;
 
   constructor(
     readonly deliveryId: string,
@@ -29,12 +31,24 @@ export class DeliveryScope implements DeliveryContext {
   }
 
   get log(): Logger {
-    return (this.#log ??= this.#logger.child({ deliveryId: this.deliveryId, kind: this.#kind }));
+    if (this.#log !== undefined) return this.#log;
+    const bindings = { deliveryId: this.deliveryId, kind: this.#kind };
+    const secrets = this.#secrets?.();
+    this.#log = secrets === undefined || secrets.length === 0 ? this.#logger.child(bindings) : this.#logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+    return this.#log;
   }
 
   get signal(): AbortSignal {
     if (this.#controller === undefined && this.#aborted) return AbortSignal.abort(deadlineReason());
     return (this.#controller ??= new AbortController()).signal;
+  }
+
+  /**
+   * With a secret resolver the parent logger cannot know every board's secret: the handlers' logger
+   * drops the secrets of the board (or bot) this delivery was verified with.
+   */
+  static dropFromLog(scope: DeliveryScope, secrets: () => readonly string[]): void {
+    scope.#secrets = secrets;
   }
 
   /** Tells the handlers (through `signal`) that their deadline passed. */

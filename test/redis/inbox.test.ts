@@ -311,4 +311,32 @@ describe('inbox mode', () => {
     expect(failed).toMatchObject({ level: 40, attempt: 1 });
     expect(typeof failed!.err.message).toBe('string');
   });
+
+  it("with a secret resolver, a worker in another webhook instance drops the verifying bot's secret from the handlers' logger", async () => {
+    const BOT_ONE = 'bot-one-secret-for-inbox-0123456789';
+    const prefix = `r${randomUUID().slice(0, 8)}`;
+    const log = memoryLogger();
+    const options = () => ({
+      secret: ({ botId }: { botId: string }) => ({ one: BOT_ONE })[botId],
+      path: '/webhooks/bots/:botId',
+      logger: log.logger,
+      inbox: { url: suite.redis.url, prefix },
+    });
+    const receiving = svcBotWebhook(options());
+    const seen: string[] = [];
+    // The worker's own instance has looked nothing up yet, as in a separate process.
+    const working = svcBotWebhook(options()).onAny((_data, ctx) => {
+      // Values go in fields: message strings are not scanned (see Logging in the README).
+      ctx.log.info({ careless: BOT_ONE, note: `the secret is ${BOT_ONE}` }, 'careless');
+      seen.push(ctx.deliveryId);
+    });
+    const server = await serve(receiving);
+    const worker = working.work({ stalledInterval: 500, lockDuration: 1000 });
+    cleanups.push(() => receiving.close(), () => server.close(), () => worker.close());
+    const update = fixture('bot', 'messageCreate');
+    expect((await deliver(`${server.url}/webhooks/bots/one`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);
+    await eventually(() => seen.length === 1, 10_000, 'the handler');
+    expect(log.lines.some((l) => l.msg === 'careless')).toBe(true);
+    expect(log.text()).not.toContain(BOT_ONE);
+  });
 });
