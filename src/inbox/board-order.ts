@@ -24,9 +24,15 @@ end
 `;
 
 // KEYS: last, pending, lock, passed. ARGV: jobId, sequence, now, receivedAt, gapWaitMs, ttlMs, jobKeyPrefix, probe.
-// Answers {1, gapFrom} (run; gapFrom -1 when no gap) or {0, waitMs} (0: until promoted).
+// Answers {1, gapFrom} (run; gapFrom -1 when no gap), {0, waitMs} (0: until promoted) or {2, 0}
+// (handled already: do not run it again).
 const START = `${STALE}
 local id, seq, now, arrived, gapWait, ttl, probe = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[8] == '1'
+-- Handed over already: its worker recorded the board's progress and died before BullMQ marked the job processed.
+if redis.call('HEXISTS', ARGV[7] .. id, 'svcHandled') == 1 then
+  if not probe then redis.call('ZREM', KEYS[2], id) end
+  return {2, 0}
+end
 if not probe then redis.call('ZADD', KEYS[2], seq, id) end
 local holder = redis.call('GET', KEYS[3])
 if holder and holder ~= id and not gone(holder) then return {0, 0} end
@@ -57,9 +63,12 @@ if not probe then redis.call('SET', KEYS[3], id, 'PX', ttl) end
 return {1, gapFrom}
 `;
 
-// KEYS: last, pending, lock. ARGV: jobId, sequence, ttlMs. The event was handled (or given up on):
-// the board moves past it. Answers the job id to wake: the board's lowest pending event.
+// KEYS: last, pending, lock. ARGV: jobId, sequence, ttlMs, jobKeyPrefix, handled ('1', or '0' for a
+// dead letter). The event was handled (or given up on): the board moves past it, and a handled event
+// is marked on its job so that a re-run after a crash right now does not hand it over again.
+// Answers the job id to wake: the board's lowest pending event.
 const FINISH = `
+if ARGV[5] == '1' and redis.call('EXISTS', ARGV[4] .. ARGV[1]) == 1 then redis.call('HSET', ARGV[4] .. ARGV[1], 'svcHandled', 1) end
 if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local seq = tonumber(ARGV[2])
@@ -86,7 +95,11 @@ export interface ScriptRunner {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>;
 }
 
-export type Turn = { readonly run: true; readonly gap?: SequenceGap } | { readonly run: false; readonly waitMs: number };
+export type Turn =
+  | { readonly run: true; readonly gap?: SequenceGap }
+  | { readonly run: false; readonly waitMs: number }
+  /** Handed over already (its worker died between recording it and BullMQ marking the job processed). */
+  | { readonly run: false; readonly handled: true };
 
 export class BoardOrder {
   /**
@@ -104,14 +117,15 @@ export class BoardOrder {
   async start(board: string, jobId: string, sequence: number, receivedAt: number, now: number, probe = false): Promise<Turn> {
     const k = this.keys(board);
     const [run, value] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, receivedAt, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0')) as [number, number];
+    if (run === 2) return { run: false, handled: true };
     if (run !== 1) return { run: false, waitMs: value };
     return value === -1 ? { run: true } : { run: true, gap: { from: value, to: sequence - 1 } };
   }
 
-  /** The event was handled, or given up on (a dead letter): the board moves on. Answers the job to wake. */
-  async finish(board: string, jobId: string, sequence: number): Promise<string | null> {
+  /** The event was handled (`handled`), or given up on (a dead letter): the board moves on. Answers the job to wake. */
+  async finish(board: string, jobId: string, sequence: number, handled: boolean): Promise<string | null> {
     const k = this.keys(board);
-    return (await this.redis.eval(FINISH, 3, k.last, k.pending, k.lock, jobId, sequence, this.ttlMs)) as string | null;
+    return (await this.redis.eval(FINISH, 3, k.last, k.pending, k.lock, jobId, sequence, this.ttlMs, this.keyPrefix, handled ? '1' : '0')) as string | null;
   }
 
   /** A failed attempt that will be retried lets other work see the board free (its successors still wait for it). */

@@ -100,6 +100,11 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     let turn: Turn = { run: true };
     if (placed && data.ordered === true) {
       turn = await order.start(data.board!, jobId, data.sequence!, data.receivedAt, Date.now());
+      if (!turn.run && 'handled' in turn) {
+        quietly(() => logger.info({ deliveryId: data.deliveryId, kind: data.kind, attempt }, 'delivery handled already (its worker stopped before the job was marked processed); not run again'));
+        await wake(await order.finish(data.board!, jobId, data.sequence!, true), jobId);
+        return;
+      }
       if (!turn.run) {
         await job.moveToDelayed(Date.now() + (turn.waitMs > 0 ? turn.waitMs : RECHECK_MS), token);
         // The predecessor may have ended between the check and the move: then nobody would promote us.
@@ -120,7 +125,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
         if (outcome === 'retried') {
           if (data.ordered === true) await order.release(data.board!, jobId);
         } else {
-          await wake(data.ordered === true ? await order.finish(data.board!, jobId, data.sequence!) : await order.pass(data.board!, data.sequence!), jobId);
+          await wake(data.ordered === true ? await order.finish(data.board!, jobId, data.sequence!, outcome === 'processed') : await order.pass(data.board!, data.sequence!), jobId);
         }
       } catch (err) {
         // The board's next event finds this job finished (or dead) and takes over its place itself.
@@ -205,7 +210,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const data = job.data;
     const fields = { deliveryId: data.deliveryId, kind: data.kind, attempt: job.attemptsMade };
     if (job.finishedOn === undefined) return; // retried: not a dead letter
-    if (data.board !== undefined && data.sequence !== undefined && data.ordered === true) await wake(await order.finish(data.board, job.id!, data.sequence), job.id!);
+    if (data.board !== undefined && data.sequence !== undefined && data.ordered === true) await wake(await order.finish(data.board, job.id!, data.sequence, false), job.id!);
     logger.error({ ...fields, queue: 'dead', err: safeError(err) }, 'delivery failed for the last time; kept as a dead letter (svc-webhooks inbox list)');
     if (listeners.length > 0) {
       tell({ webhook: data.webhook, deliveryId: data.deliveryId, kind: data.kind, outcome: 'rejected', status: 500, code: 'handler_failed', durationMs: 0, receivedAt: data.receivedAt, verified: true, queue: 'dead', attempt: fields.attempt });

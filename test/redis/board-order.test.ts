@@ -30,7 +30,7 @@ describe('board order in Redis', () => {
     expect(await o.start('B', 'b', 2, now, now)).toEqual({ run: false, waitMs: now + 60_000 - now });
     expect(await o.start('B', 'a', 1, now, now)).toEqual({ run: true });
     expect(await o.start('B', 'c', 3, now, now)).toEqual({ run: false, waitMs: 0 }); // the board is taken
-    expect(await o.finish('B', 'a', 1)).toBe('b');
+    expect(await o.finish('B', 'a', 1, true)).toBe('b');
     expect(await o.start('B', 'b', 2, now, now)).toEqual({ run: true });
   });
 
@@ -61,5 +61,23 @@ describe('board order in Redis', () => {
     await o.pass('B', 1);
     await o.pass('B', 2);
     expect(await o.start('B', 'u', 3, now, now)).toEqual({ run: true });
+  });
+
+  it('does not hand an event over twice: a re-run after its handled end was recorded is answered handled', async () => {
+    const { order: o, job } = order();
+    await job('a');
+    const now = Date.now();
+    expect(await o.start('B', 'a', 1, now, now)).toEqual({ run: true });
+    await o.finish('B', 'a', 1, true);
+    expect(await o.start('B', 'a', 1, now, now)).toEqual({ run: false, handled: true });
+  });
+
+  it('runs a dead letter again when it is retried: giving up on an event does not mark it handled', async () => {
+    const { order: o, job } = order();
+    await job('a');
+    const now = Date.now();
+    await o.start('B', 'a', 1, now, now);
+    await o.finish('B', 'a', 1, false);
+    expect(await o.start('B', 'a', 1, now, now)).toEqual({ run: true });
   });
 });

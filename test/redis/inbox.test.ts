@@ -112,7 +112,8 @@ describe('inbox mode', () => {
     const handled: string[] = [];
     const { url, work, prefix } = await boardInbox(
       (event) => {
-        if (failing) throw new Error('down');
+        // A message with a terminal escape and a bidirectional override: the CLI must not pass them on.
+        if (failing) throw new Error('down \u001b[2J\u202e');
         handled.push(event.id);
       },
       { retryFor: 0 },
@@ -122,6 +123,9 @@ describe('inbox mode', () => {
     for (const e of events) expect((await deliver(url, signBoard(e))).status).toBe(200);
     const cli = (...args: string[]) => runCli(['inbox', ...args, '--prefix', prefix, '--redis-url', suite.redis.url]);
     await eventually(async () => JSON.parse((await cli('list', '--json')).stdout).length === 3, 10_000, 'three dead letters');
+    const listed = await cli('list');
+    expect(listed.stdout).toContain('down ?[2J?');
+    expect(listed.stdout).not.toMatch(/[\u001b\u202e]/);
     expect((await cli('drop', events[0]!.id)).code).toBe(0);
     expect(await cli('drop', events[0]!.id)).toMatchObject({ code: 1 });
     failing = false;

@@ -4,7 +4,7 @@ import { requireQueuePackages } from '../../inbox/redis-connection';
 import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
-import { formatFields } from '../format';
+import { formatFields, oneLine, printable } from '../format';
 import { parseOptions } from '../parse-options';
 
 const help = `Usage: svc-webhooks inbox <list | show <id> | retry <id | --all> | drop <id>> [options]
@@ -92,7 +92,8 @@ function list(io: CliIo, letters: readonly DeadLetter[], json: boolean): number 
     io.stdout.write('no dead letters\n');
     return 0;
   }
-  for (const l of letters) io.stdout.write(`${l.deliveryId}  ${l.webhook}  ${l.kind}  ${l.attempts} attempts  failed ${iso(l.failedAt)}  ${oneLineError(l.lastError)}\n`);
+  // Ids, kinds and errors come from senders and handlers: shown without control characters.
+  for (const l of letters) io.stdout.write(`${printable(l.deliveryId)}  ${l.webhook}  ${printable(l.kind)}  ${l.attempts} attempts  failed ${iso(l.failedAt)}  ${oneLine(l.lastError).slice(0, 200)}\n`);
   return 0;
 }
 
@@ -104,16 +105,12 @@ function show(io: CliIo, letter: DeadLetter | undefined, id: string, json: boole
   }
   const { body, headers, ...rest } = letter;
   io.stdout.write(formatFields({ ...rest, receivedAt: iso(rest.receivedAt), failedAt: iso(rest.failedAt) }, ''));
-  io.stdout.write(`headers\n${formatFields(headers)}body\n${body}\n`);
+  io.stdout.write(`headers\n${formatFields(headers)}body\n${body.split('\n').map(printable).join('\n')}\n`);
   return 0;
 }
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '-' : new Date(ms).toISOString();
-}
-
-function oneLineError(text: string): string {
-  return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
 /** Connects once, failing within seconds with a message that says which Redis (never its password) and why. */

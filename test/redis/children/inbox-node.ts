@@ -31,7 +31,7 @@ if (role === 'receiver') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`));
   process.once('SIGTERM', () => server.close(() => void board.close().then(() => process.exit(0))));
 } else {
-  const worker = board.work({ concurrency: 2, lockDuration: 1000, stalledInterval: 500, maxStalledCount: Number(process.env.MAX_STALLED ?? '3') });
+  const worker = board.work({ concurrency: 2, lockDuration: 2500, stalledInterval: 1000, maxStalledCount: Number(process.env.MAX_STALLED ?? '3') });
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => void worker.close().then(() => process.exit(0)));
 }
