@@ -10,6 +10,7 @@ import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
 import { compileForChildren } from './compile';
 import { FULL, SMOKE, type BenchConfig } from './config';
+import { INBOX_FULL, INBOX_SMOKE, measureInbox, type InboxReport } from './inbox';
 import { runCell, runRounds, withLoadGenerator, type Cell } from './load';
 import { describeMachine, loadAverage } from './machine';
 import { measureStages, measureStore } from './micro';
@@ -89,7 +90,15 @@ async function main(): Promise<void> {
   const redis = await RedisServer.start({ appendOnly: false });
   process.env.SVC_BENCH_REDIS_URL = redis.url;
   const postgres = await startBenchPostgres();
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry))).finally(() => Promise.all([redis.close(), postgres.close()]));
+  let cells: Cell[];
+  let inbox: InboxReport;
+  try {
+    cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)));
+    say('inbox...');
+    inbox = await measureInbox(redis.url, config.smoke ? INBOX_SMOKE : INBOX_FULL, say);
+  } finally {
+    await Promise.all([redis.close(), postgres.close()]);
+  }
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
   const targets = evaluateTargets(cells, startup, store);
@@ -102,6 +111,7 @@ async function main(): Promise<void> {
     cells,
     stages,
     store,
+    inbox,
     startup,
     profiles,
     targets,
@@ -113,6 +123,9 @@ async function main(): Promise<void> {
     say(`\nwrote ${relative(ROOT, REPORT_FILE)} (${fixed(results.seconds / 60, 1)} min)`);
   }
   const found = problems(cells, stages);
+  for (const [mode, figures] of [['inbox', inbox.inbox], ['direct', inbox.direct]] as const) {
+    if (figures.non2xx > 0) found.push(`${figures.non2xx} of ${figures.count} deliveries to the ${mode}-mode receiver were not answered 2xx`);
+  }
   if (found.length > 0) {
     say(`\n${found.length} problem(s):`);
     for (const p of found) say(`  ${p}`);

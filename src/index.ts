@@ -18,7 +18,10 @@ export type {
   ErrorHandler,
   DeliveryListener,
   DeliveryRecord,
+  QueueOutcome,
 } from './route/handler-types';
+export type { InboxOptions } from './inbox/inbox-options';
+export type { WorkOptions, InboxWorker } from './inbox/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';

@@ -65,7 +65,8 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
     context(delivery, init) {
       const ctx = new BotDeliveryContext(delivery, init);
       // With a resolver, the path named the bot whose secret verified this delivery.
-      const botId = lookup === undefined ? undefined : pathId(pattern, ctx.req);
+      // (An inbox worker has no request: it drops the verifying bot's secrets itself.)
+      const botId = lookup === undefined || ctx.req === undefined ? undefined : pathId(pattern, ctx.req);
       if (botId !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup!.secretsOf(botId));
       return ctx;
     },

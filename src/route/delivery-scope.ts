@@ -3,6 +3,7 @@ import type { ChildLoggerOptions, Logger } from 'pino';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { SqlClient } from '../dedup/sql-client';
 import { redactingLogOptions } from '../internal/log-redaction';
+import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import type { Awaitable, DeliveryContext } from './handler-types';
 
 /** The claim a delivery's handlers run under: what a transaction needs to record the delivery as done. */
@@ -30,9 +31,12 @@ export class DeliveryScope implements DeliveryContext {
   constructor(
     readonly deliveryId: string,
     kind: string,
-    readonly req: IncomingMessage,
+    readonly req: IncomingMessage | undefined,
     readonly receivedAt: number,
     logger: Logger,
+    readonly attempt = 1,
+    /** Board order in an inbox worker: the sequence numbers given up on before this event. */
+    readonly gap?: SequenceGap,
   ) {
     this.#kind = kind;
     this.#logger = logger;

@@ -4,6 +4,7 @@ import type { SqlClient } from '../dedup/sql-client';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
+import type { SequenceGap } from '../ordering/board-sequence-tracker';
 
 export type Awaitable<T> = T | PromiseLike<T>;
 
@@ -13,9 +14,15 @@ export interface DeliveryContext {
   readonly deliveryId: string;
   /** A child logger bound to this delivery. */
   readonly log: Logger;
-  /** The HTTP request (an Express Request when mounted in Express). Its body stream is consumed. */
-  readonly req: IncomingMessage;
-  /** Aborted when the handler deadline (`timeout`) passes: stop work that is no longer awaited. */
+  /**
+   * The HTTP request (an Express Request when mounted in Express). Its body stream is consumed.
+   * Absent when the handler runs in an inbox worker, after the request was answered.
+   */
+  readonly req?: IncomingMessage;
+  /**
+   * Aborted when the handler deadline (`timeout`) passes; in an inbox worker when the worker is
+   * closed or the run outlives `abandonAfter`: stop work that is no longer awaited.
+   */
   readonly signal: AbortSignal;
   /** When the request arrived, in ms since the epoch (from the `now` option). */
   readonly receivedAt: number;
@@ -28,6 +35,8 @@ export interface DeliveryContext {
    * Annotate `tx` to use your client's full type: `ctx.transaction(async (tx: PoolClient) => ...)`.
    */
   transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T>;
+  /** Which run of the handlers this is for the delivery: 1, then 2, 3 … for the inbox's retries (always 1 in direct mode). */
+  readonly attempt: number;
 }
 
 export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
@@ -40,6 +49,11 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   readonly timestamp: number;
   /** The board's sequence number of this event, for ordering (0 for ping). */
   readonly sequence: number;
+  /**
+   * Inbox with board order only: the sequence numbers before this event that never arrived within
+   * `gapWaitMs` (both ends included). Reconcile, for example by re-reading the board.
+   */
+  readonly gap?: SequenceGap;
 }
 
 export interface BotContext extends DeliveryContext {
@@ -74,8 +88,20 @@ export interface DeliveryRecord {
   /** Absent when the request was refused before its body was verified and parsed. */
   readonly deliveryId?: string;
   readonly kind?: string;
-  readonly outcome: 'handled' | 'duplicate' | 'rejected';
+  /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
+  /**
+   * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
+   * have answered: 200 when processed, 500 when the attempt failed.
+   */
   readonly status: number;
+  /**
+   * Inbox mode only: at receive time `enqueued` or `duplicate`; for each processing attempt in a
+   * worker `processed`, `retried` (failed, will run again) or `dead` (failed for the last time: a dead letter).
+   */
+  readonly queue?: QueueOutcome;
+  /** Inbox mode, processing attempts only: which attempt this was (1, 2, …). */
+  readonly attempt?: number;
   /** The error code of a refused delivery. */
   readonly code?: string;
   /** Why a delivery was refused, in this library's words (safe to show: never a secret or signature). */
@@ -95,5 +121,7 @@ export interface DeliveryRecord {
    */
   readonly body?: Buffer;
 }
+
+export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';
 
 export type DeliveryListener = (record: DeliveryRecord) => void;
