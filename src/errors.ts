@@ -43,6 +43,8 @@ export const errorStatus = {
   store_unavailable: 503,
   /** The secret resolver threw, rejected, returned something that is not a secret, or was too slow. */
   secret_unavailable: 503,
+  /** Inbox mode: Redis did not take the delivery in time; nothing was enqueued and svc retries it. */
+  inbox_unavailable: 503,
   shutting_down: 503,
   /** A fault inside svc-webhooks itself; the delivery is retried by the sender. */
   internal_error: 500,

@@ -30,7 +30,10 @@ export type {
   ErrorHandler,
   DeliveryListener,
   DeliveryRecord,
+  QueueOutcome,
 } from './route/handler-types';
+export type { InboxOptions } from './inbox/inbox-options';
+export type { WorkOptions, InboxWorker } from './inbox/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
@@ -60,6 +63,10 @@ export { botEventKinds } from './generated/bot-types';
 export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
 export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
 export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
+export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
+export { postgresMigrationSql } from './dedup/postgres-sql';
+export { deliveryDoneSql } from './dedup/postgres-mark';
+export type { SqlClient, SqlResult } from './dedup/sql-client';
 export {
   boardSequenceTracker,
   BoardSequenceTracker,

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_RETENTION_MS, type DeliveryStore } from './dedup/delivery-store';
 import { memoryStore } from './dedup/memory-store';
+import { inboxSettings, type InboxOptions, type InboxSettings } from './inbox/inbox-options';
 import { schemaPolicies, type SchemaPolicy } from './validate/validate-payload';
 import { redactingLogOptions } from './internal/log-redaction';
 import { optionNumber } from './internal/option-number';
@@ -41,6 +42,11 @@ export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
   store?: DeliveryStore;
   /** A pino logger. Default: pino at level info, to stdout. */
   logger?: Logger;
+  /**
+   * Acknowledge now, process later: accepted deliveries are stored in a BullMQ queue on Redis and
+   * answered 200 at once; the handlers run in workers (`work()`). Default: handlers run in the request.
+   */
+  inbox?: InboxOptions;
   /** What to do with an authentic delivery that fails the schema: 'reject' (400, default), 'warn' (log and handle) or 'skip' (do not validate). */
   schemaPolicy?: SchemaPolicy;
 }
@@ -68,6 +74,7 @@ export interface Settings {
   readonly logger: Logger;
   readonly schemaPolicy: SchemaPolicy;
   readonly toleranceSeconds: number;
+  readonly inbox?: InboxSettings;
 }
 
 export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } as const;
@@ -75,7 +82,7 @@ export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } 
 export const SPEC_BODY_BYTES = 256 * 1024;
 // The sender waits 10 s; a second is left for reading the body and for the store's round trips.
 const MAX_TIMEOUT_MS = 9_000;
-const KNOWN_OPTIONS = new Set(['secret', 'path', 'secretLookup', 'now', 'limit', 'timeout', 'lease', 'abandonAfter', 'store', 'logger', 'schemaPolicy', 'tolerance']);
+const KNOWN_OPTIONS = new Set(['secret', 'path', 'secretLookup', 'now', 'limit', 'timeout', 'lease', 'abandonAfter', 'store', 'logger', 'schemaPolicy', 'tolerance', 'inbox']);
 const PATH_PARAMS = { board: ['boardId'], bot: ['botId'] } as const;
 
 /** Never let a signature or secret reach a log line, whatever a handler logs. */
@@ -125,6 +132,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     logger,
     schemaPolicy: policy,
     toleranceSeconds: toleranceOption(options.tolerance),
+    ...(options.inbox === undefined ? {} : { inbox: inboxSettings(options.inbox) }),
   };
 }
 

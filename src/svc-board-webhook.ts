@@ -3,6 +3,8 @@ import { boardEventTypes } from './generated/board-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { expressMiddleware } from './middleware/node/express-middleware';
 import { settings, type BoardWebhookOptions } from './options';
+import { boardJobs } from './inbox/webhook-jobs';
+import { webhookInbox } from './inbox/webhook-inbox';
 import type { BoardSecretClaim, SecretResolver } from './verify/secret-resolver';
 import { boardProtocol } from './receive/board-protocol';
 import { Receiver } from './receive/receiver';
@@ -21,9 +23,11 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Se
   const config = settings(secretOrOptions, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();
-  const receiver = new Receiver(boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType, any: lists.any }), config, lists.errorHandlers, lists.deliveryListeners);
+  const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType, any: lists.any });
+  const inbox = webhookInbox(config, protocol, config.inbox && boardJobs(config.inbox), lists.deliveryListeners);
+  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
   const middleware = expressMiddleware('svcBoardWebhook', receiver) as BoardWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
+  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close()), {
     path: config.path,
     forgetSecret(id: string) {
       config.secrets.lookup?.forget(id);

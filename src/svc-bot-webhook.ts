@@ -3,6 +3,8 @@ import { botEventKinds } from './generated/bot-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
 import { expressMiddleware } from './middleware/node/express-middleware';
 import { settings, type BotWebhookOptions } from './options';
+import { botJobs } from './inbox/webhook-jobs';
+import { webhookInbox } from './inbox/webhook-inbox';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
@@ -28,9 +30,10 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
   const protocol = botProtocol(config.secrets, config.pattern, { byKind, byCommand, any: lists.any }, maxAgeMs);
-  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners);
+  const inbox = webhookInbox(config, protocol, config.inbox && botJobs(config.pattern, config.secrets.lookup !== undefined), lists.deliveryListeners);
+  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
   const middleware = expressMiddleware('svcBotWebhook', receiver) as BotWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
+  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close()), {
     path: config.path,
     forgetSecret(id: string) {
       config.secrets.lookup?.forget(id);

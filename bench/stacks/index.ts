@@ -14,6 +14,8 @@ export type StackName =
   | 'svc-board-front'
   | 'svc-board-web'
   | 'svc-board-redis'
+  | 'svc-board-postgres'
+  | 'svc-board-postgres-tx'
   | 'svc-board-resolver'
   | 'svc-board-node-no-otel'
   | 'svc-board-node-otel'
@@ -41,6 +43,15 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-postgres', label: 'svc-webhooks board, Express 5, PostgreSQL store', module: 'svc-postgres', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  {
+    name: 'svc-board-postgres-tx',
+    label: 'svc-webhooks board, Express 5, PostgreSQL store, row written in ctx.transaction',
+    module: 'svc-postgres-tx',
+    scheme: 'svc-board',
+    webhook: 'board',
+    path: '/webhooks/board',
+  },
   { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },

@@ -1,4 +1,6 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
+import type { InboxWorker, WorkOptions } from '../inbox/inbox-worker';
+import type { WebhookInbox } from '../inbox/webhook-inbox';
 import type { Middleware } from './node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
@@ -9,8 +11,17 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
   onError(handler: ErrorHandler): this;
   /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
   onDelivery(listener: DeliveryListener): this;
-  /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
+  /**
+   * Stops taking deliveries (503) and resolves once running handlers have settled and committed (in
+   * inbox mode: once the deliveries being enqueued are, and the queue connection is closed).
+   */
   close(): Promise<void>;
+  /**
+   * Inbox mode: starts a worker that runs this webhook's handlers for the deliveries in the inbox,
+   * in this process. In another process, build the same webhook (options and handlers) and call
+   * `work()` without mounting it. Throws without the `inbox` option.
+   */
+  work(options?: WorkOptions): InboxWorker;
   /** The path this middleware answers when mounted with `app.use()`. */
   readonly path: string;
   /**
@@ -35,8 +46,8 @@ function mustBeFunction(value: unknown, what: string): void {
   if (typeof value !== 'function') throw new TypeError(`svc-webhooks: ${what} must be a function`);
 }
 
-/** The methods both webhooks share: onAny, onError, onDelivery and close. */
-export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, close: () => Promise<void>) {
+/** The methods both webhooks share: onAny, onError, onDelivery, close and work. */
+export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, inbox: Pick<WebhookInbox<never>, 'work' | 'close'>, close: () => Promise<void>) {
   return {
     onAny(handler: AnyHandler): M {
       mustBeFunction(handler, 'a handler');
@@ -53,6 +64,10 @@ export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<Any
       lists.deliveryListeners.push(listener);
       return middleware;
     },
-    close,
+    async close(): Promise<void> {
+      await close();
+      await inbox.close();
+    },
+    work: (options?: WorkOptions) => inbox.work(options),
   };
 }

@@ -4,7 +4,7 @@ import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type 
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
-import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler } from '../route/handler-types';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
@@ -14,6 +14,7 @@ import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/val
 import { RequestScope } from '../route/request-scope';
 import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
 import type { PathPattern } from '../internal/path-pattern';
+import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
 import { isExpectedRefusal, RefusalLog } from './refusal-log';
 import type { RequestAccess, RequestFacts } from './request-access';
@@ -28,7 +29,7 @@ export interface Outcome {
 }
 
 type Result =
-  | { readonly state: 'handled' | 'duplicate'; readonly delivery: Delivery }
+  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
   | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received };
 
 /** What was read of a refused request: for the delivery record, which explains the refusal. */
@@ -39,10 +40,20 @@ interface Received {
   readonly payload?: unknown;
 }
 
+function queueOutcome(state: Result['state']): QueueOutcome | undefined {
+  return state === 'enqueued' || state === 'duplicate' ? state : undefined;
+}
+
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 // Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
 const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
+
+/**
+ * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
+ * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be.
+ */
+export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number) => Promise<void>;
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -63,6 +74,8 @@ export class Receiver<S, D extends Delivery> {
     private readonly settings: Settings,
     private readonly errorHandlers: readonly ErrorHandler[],
     private readonly listeners: readonly DeliveryListener[] = [],
+    /** Inbox mode: after the claim, hand the delivery over and commit, instead of running handlers. */
+    private readonly handoff?: Handoff<D>,
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
     this.refusals = new RefusalLog(settings.logger, settings.now);
@@ -143,8 +156,22 @@ export class Receiver<S, D extends Delivery> {
         throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: this.retryAfter() });
       }
 
+      if (this.handoff !== undefined) {
+        try {
+          await this.handoff(delivery, body, request, now);
+        } catch (err) {
+          const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
+          if (released !== undefined) await released;
+          throw err;
+        }
+        const accepted = this.commitAccepted(delivery.id, claim.token, started, detach);
+        if (accepted !== undefined) await accepted;
+        return { state: 'enqueued', delivery };
+      }
+
       const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, access, now, settings.logger]);
       const own = protocol.calls(delivery, ctx);
+      DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: own.length });
       const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
@@ -158,21 +185,32 @@ export class Receiver<S, D extends Delivery> {
       if (run.state === 'failed') {
         const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
         if (released !== undefined) await released;
-        throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+        throw handlerFailure(run.error);
       }
-      const committed = attempt(() => settings.store.commit(delivery!.id, claim.token));
-      const failed = isThenable<StoreFailure>(committed) ? await committed : committed;
-      if (failed) {
-        // The handlers did run: answer 200 and keep committing in the background while the lease
-        // keeps retries away, so a store that blinks does not make a repeat run them again.
-        detach();
-        this.inBackground(commitWithRetry(settings.store, delivery.id, claim.token, started + settings.leaseMs, settings.logger, failed));
-      }
+      const committed = this.commitAccepted(delivery.id, claim.token, started, detach);
+      if (committed !== undefined) await committed;
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
       const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified } : { body, verified, payload };
       return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }) };
+    }
+  }
+
+  /** Records the delivery as done; synchronous when the store answers so (the memory store). */
+  private commitAccepted(id: string, token: string, started: number, detach: () => void): void | Promise<void> {
+    const committed = attempt(() => this.settings.store.commit(id, token));
+    return isThenable<StoreFailure>(committed) ? committed.then((failed) => this.commitLater(id, token, started, detach, failed)) : this.commitLater(id, token, started, detach, committed);
+  }
+
+  private commitLater(id: string, token: string, started: number, detach: () => void, failed: StoreFailure): void {
+    const { store, leaseMs, logger } = this.settings;
+    if (failed) {
+      // The handlers did run (or the inbox holds the delivery): answer 200 and keep committing in the
+      // background while the lease keeps retries away, so a store that blinks does not make a repeat
+      // run them (or enqueue it) again.
+      detach();
+      this.inBackground(commitWithRetry(store, id, token, started + leaseMs, logger, failed));
     }
   }
 
@@ -230,13 +268,13 @@ export class Receiver<S, D extends Delivery> {
   private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
-    const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
+    const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs, queue: this.handoff === undefined ? undefined : queueOutcome(result.state) };
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
       trace?.end({ outcome: result.state, status: 200, deliveryId: delivery?.id, kind: delivery?.kind });
       this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, verified: true, payload: delivery?.payload }));
-      return result.state === 'handled' ? OK : DUPLICATE;
+      return result.state === 'duplicate' ? DUPLICATE : OK;
     }
     const { error } = result;
     if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');

@@ -31,8 +31,8 @@ export interface RequestAccess<R> {
   readBody(req: R, limit: number): Promise<Buffer>;
   /** False while body bytes may still be on their way: the answer then asks to close the connection. */
   complete(req: R): boolean;
-  /** `ctx.req`: the Node request. */
-  nodeRequest(req: R): IncomingMessage;
+  /** `ctx.req`: the Node request, if there is one. */
+  nodeRequest(req: R): IncomingMessage | undefined;
   /** `ctx.request`: the Fetch request. */
   fetchRequest(req: R): Request;
 }

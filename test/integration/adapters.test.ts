@@ -22,9 +22,9 @@ describe('createNodeHandler', () => {
       const res = await httpPost(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, '/webhooks/board', signed.headers, signed.body);
       expect(res.status).toBe(200);
       expect(seen!.req).toBeInstanceOf(http.IncomingMessage);
-      expect(seen!.req.headers['x-svc-delivery']).toBe(event.id);
-      expect(seen!.request.headers.get('x-svc-delivery')).toBe(event.id);
-      expect(seen!.request.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/board$/);
+      expect(seen!.req!.headers['x-svc-delivery']).toBe(event.id);
+      expect(seen!.request!.headers.get('x-svc-delivery')).toBe(event.id);
+      expect(seen!.request!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks\/board$/);
     } finally {
       server.close();
     }

@@ -11,8 +11,8 @@ describe('what the logger drops, whatever a handler logs', () => {
     const log = memoryLogger();
     const options: BoardWebhookOptions = { secret: BOARD_SECRET, logger: log.logger };
     const board = svcBoardWebhook(options).on('task.created', (_e, ctx) => {
-      ctx.log.info({ requestHeaders: { ...ctx.req.headers }, Authorization: 'Bearer abc', options }, 'headers under another key');
-      ctx.log.warn({ raw: ctx.req.rawHeaders, note: `signed ${ctx.req.headers['x-svc-signature']}` }, 'raw headers');
+      ctx.log.info({ requestHeaders: { ...ctx.req!.headers }, Authorization: 'Bearer abc', options }, 'headers under another key');
+      ctx.log.warn({ raw: ctx.req!.rawHeaders, note: `signed ${ctx.req!.headers['x-svc-signature']}` }, 'raw headers');
       ctx.log.debug({ config: { nested: { deeper: { SECRET: 'x' } } }, text: `the secret is ${BOARD_SECRET}`, token: TOKEN, said: `token ${TOKEN}` }, 'deep');
       ctx.log.child({ step: 'child' }).error({ err: new Error(`failed with ${BOARD_SECRET}`) }, 'child binding');
       ctx.log.info({ req: ctx.req }, 'the whole request');

@@ -259,7 +259,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     const BOT_2 = 'bot-two-secret-0123456789abcdef';
     const seen: string[] = [];
     const bot = svcBotWebhook({ secret: ({ botId }) => ({ one: BOT_1, two: BOT_2 })[botId], path: '/webhooks/bots/:botId', logger: silentLogger }).onAny(
-      (_d, ctx) => void seen.push(ctx.req.url!),
+      (_d, ctx) => void seen.push(ctx.req!.url!),
     );
     const app = expressLib().use(bot);
     await post(app, '/webhooks/bots/one', signBot(fixture('bot', 'messageCreate'), { secret: BOT_1 })).expect(200);

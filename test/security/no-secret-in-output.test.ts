@@ -63,10 +63,12 @@ async function post(base: string, path: string, signed: SignedRequest): Promise<
 }
 
 /** Handlers that log the canaries in every way a careless handler might, at every level. */
-function carelessLogging(ctx: { log: pino.Logger; req: { headers: object; rawHeaders: string[] } }, secret: string): void {
+function carelessLogging(ctx: { log: pino.Logger; req?: { headers: object; rawHeaders: string[] } }, secret: string): void {
+  // Handlers run in the request here (direct mode), so the request is there.
+  const req = ctx.req!;
   const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
   for (const level of levels) {
-    ctx.log[level]({ headers: ctx.req.headers, Headers: { ...ctx.req.headers }, raw: ctx.req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
+    ctx.log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
     ctx.log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
   }
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestPathname } from '../../internal/path-pattern';
-import type { WebhookMiddlewareBase } from '../common-methods';
+import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
 import { NODE_REQUEST, sendOutcome } from './node-request';
 
@@ -20,7 +20,7 @@ const INTERNAL = '{"ok":false,"code":"internal_error","message":"internal error"
  * request it handles (it swaps the prototypes of `req` and `res`), which makes each later operation
  * on them slower; a delivery that never enters Express does not pay for that.
  */
-export function createNodeHandler(webhook: WebhookMiddlewareBase<never>, fallback?: Listener): Listener {
+export function createNodeHandler(webhook: Middleware, fallback?: Listener): Listener {
   const receiver = receiverOf(webhook, 'createNodeHandler');
   const { pattern } = receiver;
   return function svcNodeHandler(req, res) {

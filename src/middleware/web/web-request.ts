@@ -9,9 +9,8 @@ export const WEB_REQUEST: RequestAccess<Request> = {
   readBody: readWebBody,
   // Unread body bytes are cancelled by the adapter; a Fetch response cannot ask to close the connection.
   complete: (request) => request.body === null || request.bodyUsed,
-  nodeRequest: () => {
-    throw new TypeError('svc-webhooks: this delivery came through createWebHandler, which has no Node request; use ctx.request (a Fetch Request)');
-  },
+  // A Fetch request has no Node request behind it: ctx.req is absent, ctx.request is the Request.
+  nodeRequest: () => undefined,
   fetchRequest: (request) => request,
 };
 
