@@ -32,7 +32,7 @@ export interface BodyTemplate {
   readonly createdAtOffset?: number;
 }
 
-function fixture(webhook: Webhook, name: string): Record<string, any> {
+export function fixture(webhook: Webhook, name: string): Record<string, any> {
   return JSON.parse(readFileSync(join(ROOT, 'examples', 'fixtures', webhook, `${name}.json`), 'utf8')) as Record<string, any>;
 }
 

@@ -2,6 +2,7 @@
 import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
 import type { StoreReport } from './children/store';
+import type { InboxReport } from './inbox';
 import type { BenchConfig } from './config';
 import type { Cell } from './load';
 import type { Machine } from './machine';
@@ -27,6 +28,7 @@ export interface RunResults {
   readonly cells: readonly Cell[];
   readonly stages: readonly StageReport[];
   readonly store: StoreReport;
+  readonly inbox: InboxReport;
   readonly startup: readonly StartupResult[];
   readonly profiles: readonly ProfileResult[];
   readonly targets: readonly Target[];
@@ -127,6 +129,26 @@ function storeSection(store: StoreReport): string {
   );
 }
 
+function inboxSection(inbox: InboxReport): string {
+  const latency = table(
+    ['mode', 'time to 2xx p50 (ms)', 'p99 (ms)', 'deliveries', 'not 2xx'],
+    [
+      ['inbox (acknowledge now, a worker runs the handler)', fixed(inbox.inbox.p50, 2), fixed(inbox.inbox.p99, 2), String(inbox.inbox.count), String(inbox.inbox.non2xx)],
+      ['direct (the handler runs in the request)', fixed(inbox.direct.p50, 2), fixed(inbox.direct.p99, 2), String(inbox.direct.count), String(inbox.direct.non2xx)],
+    ],
+  );
+  const ordered = table(
+    ['boards', 'events', 'events/s (one worker, 0 ms handler)'],
+    inbox.ordered.map((o) => [grouped(o.boards), grouped(o.events), grouped(o.perSecond)]),
+  );
+  return (
+    `Handler of ${grouped(inbox.slowHandlerMs)} ms, ${inbox.latencyRate} deliveries/s (open loop) to one receiver process with the Redis store:\n\n${latency}\n\n` +
+    `One receiver process enqueues **${grouped(inbox.enqueuedPerSecond)}** deliveries/s (10 connections, closed loop, no worker running); ` +
+    `one worker process then runs **${grouped(inbox.processedPerSecond)}** deliveries/s with a 0 ms handler (concurrency 10; warm-up deliveries counted in).\n\n` +
+    `Board order (\`ordered: true\`), events enqueued in sequence order per board, interleaved across boards, then handled by one worker (the rate counts in the 50 warm-up deliveries the receiver took first, each on a board of its own):\n\n${ordered}`
+  );
+}
+
 function profileSection(profiles: readonly ProfileResult[]): string {
   return profiles
     .map((p) => {
@@ -222,6 +244,10 @@ ${startupSection(r.startup)}
 
 ${storeSection(r.store)}
 
+## Inbox (acknowledge now, process later)
+
+${inboxSection(r.inbox)}
+
 ## Where the time goes
 
 CPU profiles of the server over a measured window (V8 sampling profiler, 250 µs), idle time left out.
@@ -231,8 +257,11 @@ ${r.profiles.length === 0 ? 'No profiles in this run.' : profileSection(r.profil
 }
 
 /** The short form for the terminal: the two load tables and the targets. */
-export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets'>): string {
+export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets' | 'inbox'>): string {
   return [
+    'Inbox',
+    inboxSection(r.inbox),
+    '',
     `Load, ${SIZE_LABEL['2kb']}`,
     loadTable(r.cells, '2kb'),
     '',

@@ -10,6 +10,7 @@ import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
 import { compileForChildren } from './compile';
 import { FULL, SMOKE, type BenchConfig } from './config';
+import { INBOX_FULL, INBOX_SMOKE, measureInbox, type InboxReport } from './inbox';
 import { runCell, runRounds, withLoadGenerator, type Cell } from './load';
 import { describeMachine, loadAverage } from './machine';
 import { measureStages, measureStore } from './micro';
@@ -20,6 +21,8 @@ import { stack } from './stacks/index';
 import { measureStartup } from './startup';
 import { fixed, grouped } from './stats';
 import { evaluateTargets } from './targets';
+import { postgresMigrationSql } from '../src/dedup/postgres-sql';
+import { PostgresServer } from '../test/support/postgres-server';
 import { RedisServer } from '../test/support/redis-server';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,6 +62,14 @@ function problems(cells: readonly Cell[], stages: readonly StageReport[]): strin
   return found;
 }
 
+async function startBenchPostgres(): Promise<PostgresServer> {
+  const postgres = await PostgresServer.start();
+  await postgres.query(postgresMigrationSql());
+  await postgres.query('CREATE TABLE bench_effects (delivery_id text PRIMARY KEY)');
+  process.env.SVC_BENCH_POSTGRES_URL = postgres.url;
+  return postgres;
+}
+
 async function main(): Promise<void> {
   const config = process.argv.includes('--smoke') ? SMOKE : FULL;
   const started = Date.now();
@@ -74,10 +85,20 @@ async function main(): Promise<void> {
   say('startup...');
   const startup = await measureStartup(config.startupRuns);
   say(`load: ${config.rounds} round(s) of ${config.measureSeconds} s per stack and body...`);
-  // The Redis-store stack talks to a local redis-server of its own (no persistence: a throughput run).
+  // The Redis-store stack talks to a local redis-server of its own (no persistence: a throughput run),
+  // the PostgreSQL-store stacks to a local postgres (fsync off, commits synchronous).
   const redis = await RedisServer.start({ appendOnly: false });
   process.env.SVC_BENCH_REDIS_URL = redis.url;
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry))).finally(() => redis.close());
+  const postgres = await startBenchPostgres();
+  let cells: Cell[];
+  let inbox: InboxReport;
+  try {
+    cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)));
+    say('inbox...');
+    inbox = await measureInbox(redis.url, config.smoke ? INBOX_SMOKE : INBOX_FULL, say);
+  } finally {
+    await Promise.all([redis.close(), postgres.close()]);
+  }
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
   const targets = evaluateTargets(cells, startup, store);
@@ -90,6 +111,7 @@ async function main(): Promise<void> {
     cells,
     stages,
     store,
+    inbox,
     startup,
     profiles,
     targets,
@@ -101,6 +123,9 @@ async function main(): Promise<void> {
     say(`\nwrote ${relative(ROOT, REPORT_FILE)} (${fixed(results.seconds / 60, 1)} min)`);
   }
   const found = problems(cells, stages);
+  for (const [mode, figures] of [['inbox', inbox.inbox], ['direct', inbox.direct]] as const) {
+    if (figures.non2xx > 0) found.push(`${figures.non2xx} of ${figures.count} deliveries to the ${mode}-mode receiver were not answered 2xx`);
+  }
   if (found.length > 0) {
     say(`\n${found.length} problem(s):`);
     for (const p of found) say(`  ${p}`);

@@ -2,7 +2,13 @@
  * An example receiver with both svc webhooks mounted: `npm start`.
  *
  * Secrets come from SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET; without them it runs on
- * development secrets and says so. It prints ready-to-run curl commands that send it a signed delivery.
+ * development secrets, says so, and refuses to listen on anything but this machine. It prints
+ * commands that send it a signed delivery: signed here only with the development secrets, and
+ * otherwise signed at send time with the secret read from the environment, so its output never
+ * holds a real secret or a signature made with one.
+ *
+ * The delivery inspector (/inspector) shows verified bodies to anyone who can reach it from this
+ * machine; SVC_INSPECTOR=off turns it off.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -17,11 +23,22 @@ const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
 const logger = pino({ name: 'example-bot-server' });
 const botSecret = process.env.SVC_BOT_WEBHOOK_SECRET || DEV_BOT_SECRET;
 const boardSecret = process.env.SVC_BOARD_WEBHOOK_SECRET || DEV_BOARD_SECRET;
-// A page listing recent deliveries live and why any was refused; it shows verified bodies, so keep the server on a private host.
-const inspector = deliveryInspector();
+const onDevSecrets = botSecret === DEV_BOT_SECRET || boardSecret === DEV_BOARD_SECRET;
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
+
+// The development secrets are published in this file: anyone could sign deliveries with them.
+if (onDevSecrets && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
+  logger.fatal({ host }, 'refusing to listen beyond this machine on the published development secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET');
+  process.exit(1);
+}
+
+// A page listing recent deliveries live and why any was refused; it shows verified bodies, so it answers this machine's names only.
+const inspector = process.env.SVC_INSPECTOR === 'off' ? undefined : deliveryInspector();
+const record = (r: Parameters<NonNullable<typeof inspector>['add']>[0]): void => inspector?.add(r);
 
 const board = svcBoardWebhook({ secret: boardSecret, logger })
-  .onDelivery(inspector.add)
+  .onDelivery(record)
   .on('task.created', (event, ctx) => {
     ctx.log.info({ task: event.task.key, title: event.task.title }, 'task created');
   })
@@ -39,7 +56,7 @@ const board = svcBoardWebhook({ secret: boardSecret, logger })
   });
 
 const bot = svcBotWebhook({ secret: botSecret, logger })
-  .onDelivery(inspector.add)
+  .onDelivery(record)
   .on('messageCreate', (data, ctx) => {
     ctx.log.info({ room: data.message.roomId, length: data.message.content.length }, 'message received');
   })
@@ -59,18 +76,16 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
 const app = express();
 app.use(bot);
 app.use(board);
-app.use(inspector.router);
+if (inspector) app.use(inspector.router);
 app.get('/', (_req, res) => {
-  res.json({ ok: true, webhooks: { bot: bot.path, board: board.path }, inspector: inspector.path });
+  res.json({ ok: true, webhooks: { bot: bot.path, board: board.path }, inspector: inspector?.path ?? null });
 });
 
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST ?? '127.0.0.1';
 const server = app.listen(port, host, () => {
   const { port: actual } = server.address() as AddressInfo;
-  const base = `http://${host}:${actual}`;
-  logger.info({ url: base, bot: bot.path, board: board.path, inspector: inspector.path }, 'listening');
-  if (botSecret === DEV_BOT_SECRET || boardSecret === DEV_BOARD_SECRET) {
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${actual}`;
+  logger.info({ url: base, bot: bot.path, board: board.path, inspector: inspector?.path ?? 'off' }, 'listening');
+  if (onDevSecrets) {
     logger.warn('running on development webhook secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET for real deliveries');
   }
   printHints(base);
@@ -80,9 +95,38 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A signed bot command, ready to paste; and a board delivery signed with openssl at send time. */
+/**
+ * Commands that send the server a delivery. On the development secrets, a bot command signed here
+ * (ready to paste) and a board ping signed with openssl at send time. On real secrets nothing is
+ * signed here: the commands read the secret from the environment when they run.
+ */
 function printHints(base: string): void {
-  const update = {
+  const lines = ['', inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off)` : 'The delivery inspector is off.', ''];
+  if (botSecret === DEV_BOT_SECRET) {
+    const body = JSON.stringify(commandUpdate());
+    const signature = createHmac('sha256', botSecret).update(body).digest('hex');
+    lines.push(
+      'Send it a signed bot command (a second send is answered as a duplicate):',
+      `curl -sS -X POST ${base}${bot.path} -H 'Content-Type: application/json' -H 'X-Svc-Delivery: ${JSON.parse(body).id}' -H 'X-Svc-Signature: sha256=${signature}' --data-binary ${shellQuote(body)}`,
+      '',
+    );
+  } else {
+    lines.push('Send it a bot command, signed at send time with SVC_BOT_WEBHOOK_SECRET:', `SVC_WEBHOOK_SECRET="$SVC_BOT_WEBHOOK_SECRET" npx svc-webhooks send messageCreate.command --url ${base}${bot.path}`, '');
+  }
+  // The board secret is read when the command runs: from the shell's environment, or the published development one.
+  const secretSource = boardSecret === DEV_BOARD_SECRET ? shellQuote(DEV_BOARD_SECRET) : '"$SVC_BOARD_WEBHOOK_SECRET"';
+  lines.push(
+    `Send it a signed board ping (the timestamp must be fresh, so sign at send time${boardSecret === DEV_BOARD_SECRET ? '' : ' with SVC_BOARD_WEBHOOK_SECRET'}):`,
+    `id=$(node -p 'crypto.randomUUID()'); ts=$(date +%s); body='{"id":"'$id'","type":"ping","version":1,"sequence":0,"occurred_at":"2026-01-01T00:00:00Z","workspace_id":"${randomUUID()}","board":{"id":"${randomUUID()}","key":"ENG","name":"Engineering"},"actor":null,"rule":null,"changes":[],"task":null,"comment":null,"task_url":""}'; ` +
+      `sig=$(printf '%s' "$ts.$body" | openssl dgst -sha256 -hmac ${secretSource} | sed 's/^.* //'); ` +
+      `curl -sS -X POST ${base}${board.path} -H 'Content-Type: application/json' -H "X-Svc-Delivery: $id" -H 'X-Svc-Event: ping' -H "X-Svc-Timestamp: $ts" -H "X-Svc-Signature: v1=$sig" --data-binary "$body"`,
+    '',
+  );
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+function commandUpdate(): object {
+  return {
     id: randomUUID(),
     botUserId: randomUUID(),
     createdAt: new Date().toISOString(),
@@ -93,27 +137,11 @@ function printHints(base: string): void {
       },
     },
   };
-  const body = JSON.stringify(update);
-  const signature = createHmac('sha256', botSecret).update(body).digest('hex');
-  const lines = [
-    '',
-    `Watch deliveries arrive live: ${base}${inspector.path}`,
-    '',
-    'Send it a signed bot command (a second send is answered as a duplicate):',
-    `curl -sS -X POST ${base}${bot.path} -H 'Content-Type: application/json' -H 'X-Svc-Delivery: ${update.id}' -H 'X-Svc-Signature: sha256=${signature}' --data-binary ${shellQuote(body)}`,
-    '',
-    'Send it a signed board ping (the timestamp must be fresh, so sign at send time):',
-    `id=$(node -p 'crypto.randomUUID()'); ts=$(date +%s); body='{"id":"'$id'","type":"ping","version":1,"sequence":0,"occurred_at":"2026-01-01T00:00:00Z","workspace_id":"${randomUUID()}","board":{"id":"${randomUUID()}","key":"ENG","name":"Engineering"},"actor":null,"rule":null,"changes":[],"task":null,"comment":null,"task_url":""}'; ` +
-      `sig=$(printf '%s' "$ts.$body" | openssl dgst -sha256 -hmac ${shellQuote(boardSecret)} | sed 's/^.* //'); ` +
-      `curl -sS -X POST ${base}${board.path} -H 'Content-Type: application/json' -H "X-Svc-Delivery: $id" -H 'X-Svc-Event: ping' -H "X-Svc-Timestamp: $ts" -H "X-Svc-Signature: v1=$sig" --data-binary "$body"`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
 }
 
 function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
-  inspector.close();
+  inspector?.close();
   void Promise.all([bot.close(), board.close()]).then(() => server.close(() => process.exit(0)));
 }
 process.once('SIGINT', shutdown);

@@ -107,7 +107,7 @@ function checkTarball(files) {
     'package.json',
     'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts',
     'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts',
-    'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json',
+    'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json', 'sql/postgres-store.sql',
   ];
   const missing = required.filter((p) => !paths.has(p));
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);

@@ -22,6 +22,14 @@ export const errorStatus = {
   timestamp_out_of_tolerance: 401,
   /** A bot update older than the de-duplication window: it could be a replay of a forgotten id. */
   delivery_expired: 401,
+  /** The claimed board has no secret here (the resolver answered undefined); no MAC is computed. */
+  unknown_board: 401,
+  /** The claimed bot (its path) has no secret here (the resolver answered undefined). */
+  unknown_bot: 401,
+  /** A secret resolver is set, and the body names no board (`board.id`) and the path none either. */
+  board_id_missing: 401,
+  /** The board in the path and the board in the body differ. */
+  board_id_mismatch: 401,
   /** JSON on the wire must be UTF-8; a body that is not is refused rather than decoded with replacements. */
   invalid_utf8: 400,
   invalid_json: 400,
@@ -33,6 +41,10 @@ export const errorStatus = {
   handler_failed: 500,
   handler_timeout: 503,
   store_unavailable: 503,
+  /** The secret resolver threw, rejected, returned something that is not a secret, or was too slow. */
+  secret_unavailable: 503,
+  /** Inbox mode: Redis did not take the delivery in time; nothing was enqueued and svc retries it. */
+  inbox_unavailable: 503,
   shutting_down: 503,
   /** A fault inside svc-webhooks itself; the delivery is retried by the sender. */
   internal_error: 500,

@@ -1,9 +1,22 @@
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './svc-board-webhook';
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './svc-bot-webhook';
-export type { Middleware } from './middleware/http-middleware';
-export { createNodeHandler } from './middleware/node-handler';
+export type { Middleware } from './middleware/node/express-middleware';
+export type { WebhookMiddlewareBase } from './middleware/common-methods';
+export { createNodeHandler } from './middleware/node/node-handler';
+export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './middleware/node/fastify-plugin';
+export { createWebHandler, type WebHandler } from './middleware/web/web-handler';
+export {
+  verifyBoardDelivery,
+  verifyBotDelivery,
+  type VerifyDeliveryInput,
+  type VerifyBoardDeliveryInput,
+  type VerifiedBoardDelivery,
+  type VerifiedBotDelivery,
+} from './verify/verify-delivery';
+export type { HeaderSource } from './internal/headers';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
 export { DEFAULT_PATHS } from './options';
+export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
 export type {
   Awaitable,
@@ -17,7 +30,10 @@ export type {
   ErrorHandler,
   DeliveryListener,
   DeliveryRecord,
+  QueueOutcome,
 } from './route/handler-types';
+export type { InboxOptions } from './inbox/inbox-options';
+export type { WorkOptions, InboxWorker } from './inbox/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
@@ -47,6 +63,10 @@ export { botEventKinds } from './generated/bot-types';
 export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
 export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
 export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
+export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
+export { postgresMigrationSql } from './dedup/postgres-sql';
+export { deliveryDoneSql } from './dedup/postgres-mark';
+export type { SqlClient, SqlResult } from './dedup/sql-client';
 export {
   boardSequenceTracker,
   BoardSequenceTracker,

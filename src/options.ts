@@ -2,14 +2,27 @@ import type { KeyObject } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { DEFAULT_RETENTION_MS, type DeliveryStore } from './dedup/delivery-store';
 import { memoryStore } from './dedup/memory-store';
+import { inboxSettings, type InboxOptions, type InboxSettings } from './inbox/inbox-options';
 import { schemaPolicies, type SchemaPolicy } from './validate/validate-payload';
+import { redactingLogOptions } from './internal/log-redaction';
+import { optionNumber } from './internal/option-number';
+import { normalisePath, pathPattern, type PathPattern } from './internal/path-pattern';
 import { secretKeys } from './verify/secret-keys';
+import { SecretLookup, type BoardSecretClaim, type BotSecretClaim, type SecretLookupOptions, type SecretResolver } from './verify/secret-resolver';
 
-export interface WebhookOptions {
-  /** The webhook secret registered with svc, or several while a rotation is under way. */
-  secret: string | readonly string[];
-  /** The URL path the sender posts to, when mounted with `app.use()`. */
+export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
+  /**
+   * The webhook secret registered with svc, or several while a rotation of that one secret is under
+   * way; or a resolver that answers the secret(s) of the board (bot) each delivery claims.
+   */
+  secret: string | readonly string[] | SecretResolver<Claim>;
+  /**
+   * The URL path the sender posts to, when mounted with `app.use()`. With a resolver it may name
+   * the board or bot in one segment: `/webhooks/boards/:boardId`, `/webhooks/bots/:botId`.
+   */
   path?: string;
+  /** With a resolver: how its answers are cached and how long a lookup may take. */
+  secretLookup?: SecretLookupOptions;
   /** Clock in ms since the epoch, like `Date.now` (the default). */
   now?: () => number;
   /** Largest body accepted, in bytes or as '512kb' / '1mb'. Default 512 KiB; at least 256 KiB. */
@@ -29,20 +42,29 @@ export interface WebhookOptions {
   store?: DeliveryStore;
   /** A pino logger. Default: pino at level info, to stdout. */
   logger?: Logger;
+  /**
+   * Acknowledge now, process later: accepted deliveries are stored in a BullMQ queue on Redis and
+   * answered 200 at once; the handlers run in workers (`work()`). Default: handlers run in the request.
+   */
+  inbox?: InboxOptions;
   /** What to do with an authentic delivery that fails the schema: 'reject' (400, default), 'warn' (log and handle) or 'skip' (do not validate). */
   schemaPolicy?: SchemaPolicy;
 }
 
-export interface BoardWebhookOptions extends WebhookOptions {
+export interface BoardWebhookOptions extends WebhookOptions<BoardSecretClaim> {
   /** Largest accepted distance between X-Svc-Timestamp and now, either way, in seconds. Default 300. */
   tolerance?: number;
 }
 
-export type BotWebhookOptions = WebhookOptions;
+export type BotWebhookOptions = WebhookOptions<BotSecretClaim>;
+
+/** One fixed set of keys, or a lookup of each board's (bot's) own. */
+export type SecretSource = { readonly keys: readonly KeyObject[]; readonly lookup?: undefined } | { readonly keys?: undefined; readonly lookup: SecretLookup };
 
 export interface Settings {
-  readonly keys: readonly KeyObject[];
+  readonly secrets: SecretSource;
   readonly path: string;
+  readonly pattern: PathPattern;
   readonly now: () => number;
   readonly limit: number;
   readonly timeoutMs: number;
@@ -52,6 +74,7 @@ export interface Settings {
   readonly logger: Logger;
   readonly schemaPolicy: SchemaPolicy;
   readonly toleranceSeconds: number;
+  readonly inbox?: InboxSettings;
 }
 
 export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } as const;
@@ -59,7 +82,8 @@ export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } 
 export const SPEC_BODY_BYTES = 256 * 1024;
 // The sender waits 10 s; a second is left for reading the body and for the store's round trips.
 const MAX_TIMEOUT_MS = 9_000;
-const KNOWN_OPTIONS = new Set(['secret', 'path', 'now', 'limit', 'timeout', 'lease', 'abandonAfter', 'store', 'logger', 'schemaPolicy', 'tolerance']);
+const KNOWN_OPTIONS = new Set(['secret', 'path', 'secretLookup', 'now', 'limit', 'timeout', 'lease', 'abandonAfter', 'store', 'logger', 'schemaPolicy', 'tolerance', 'inbox']);
+const PATH_PARAMS = { board: ['boardId'], bot: ['botId'] } as const;
 
 /** Never let a signature or secret reach a log line, whatever a handler logs. */
 export const REDACT_PATHS = [
@@ -82,52 +106,66 @@ function fallbackLogger(): Logger {
 
 /** Checks and normalises options once, at setup; a bad option throws here, never per request. */
 export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
-  const options = (typeof input === 'string' || Array.isArray(input) ? { secret: input } : input) as BoardWebhookOptions;
+  const options = (typeof input === 'string' || Array.isArray(input) || typeof input === 'function' ? { secret: input } : input) as BoardWebhookOptions;
   if (typeof options !== 'object' || options === null) throw new TypeError('svc-webhooks: pass the webhook secret or an options object');
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key) || (key === 'tolerance' && webhook === 'bot')) throw new TypeError(`svc-webhooks: unknown option \`${key}\``);
   }
-  const timeoutMs = number(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
-  const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS });
+  const timeoutMs = optionNumber(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
+  const fixedSecrets = typeof options.secret === 'string' ? [options.secret] : Array.isArray(options.secret) ? (options.secret as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(fixedSecrets) });
   const policy = options.schemaPolicy ?? 'reject';
   if (!schemaPolicies.includes(policy)) throw new TypeError(`svc-webhooks: \`schemaPolicy\` must be one of ${schemaPolicies.join(', ')}`);
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('svc-webhooks: `now` must be a function returning ms since the epoch');
+  const pattern = pathPattern(options.path ?? DEFAULT_PATHS[webhook], PATH_PARAMS[webhook]);
+  const now = options.now ?? Date.now;
   return {
-    keys: secretKeys(options.secret),
-    path: path(options.path ?? DEFAULT_PATHS[webhook]),
-    now: options.now ?? Date.now,
-    limit: limit(options.limit),
+    secrets: secretSource(options, webhook, pattern, logger, now),
+    path: pattern.path,
+    pattern,
+    now,
+    limit: bodyLimit(options.limit),
     timeoutMs,
-    leaseMs: number(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
-    abandonAfterMs: number(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    leaseMs: optionNumber(options.lease, 60_000, 'lease', timeoutMs + 1, DEFAULT_RETENTION_MS),
+    abandonAfterMs: optionNumber(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
     store: options.store ?? memoryStore({ logger }),
     logger,
     schemaPolicy: policy,
-    toleranceSeconds: number(options.tolerance, 300, 'tolerance', 1, 24 * 60 * 60),
+    toleranceSeconds: toleranceOption(options.tolerance),
+    ...(options.inbox === undefined ? {} : { inbox: inboxSettings(options.inbox) }),
   };
 }
 
-function number(value: unknown, fallback: number, name: string, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new RangeError(`svc-webhooks: \`${name}\` must be a number from ${min} to ${max}`);
+export { normalisePath };
+
+/** The `tolerance` option in seconds (board). */
+export function toleranceOption(value: unknown): number {
+  return optionNumber(value, 300, 'tolerance', 1, 24 * 60 * 60);
+}
+
+function secretSource(options: BoardWebhookOptions, webhook: 'board' | 'bot', pattern: PathPattern, logger: Logger, now: () => number): SecretSource {
+  const secret: unknown = options.secret;
+  if (typeof secret !== 'function') {
+    if (pattern.param !== undefined) throw new TypeError(`svc-webhooks: a \`path\` with :${pattern.param} needs \`secret\` to be a resolver, which gets that id`);
+    if (options.secretLookup !== undefined) throw new TypeError('svc-webhooks: `secretLookup` applies only when `secret` is a resolver function');
+    return { keys: secretKeys(secret) };
   }
-  return value;
-}
-
-function path(value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith('/')) throw new TypeError('svc-webhooks: `path` must be a string starting with "/"');
-  return normalisePath(value);
-}
-
-/** '/a/b/' and '/a/b' are one route, as in Express's default (non-strict) routing. */
-export function normalisePath(pathname: string): string {
-  return pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  // A bot update names no bot the receiver could trust before verifying it, so each bot has its own path.
+  if (webhook === 'bot' && pattern.param === undefined) {
+    throw new TypeError('svc-webhooks: a bot secret resolver needs one path per bot, e.g. `path: "/webhooks/bots/:botId"`');
+  }
+  if (options.secretLookup !== undefined && (typeof options.secretLookup !== 'object' || options.secretLookup === null)) {
+    throw new TypeError('svc-webhooks: `secretLookup` must be an object');
+  }
+  const resolver = secret as (claim: object) => ReturnType<SecretResolver<object>>;
+  const resolve = webhook === 'board' ? (id: string) => resolver({ boardId: id }) : (id: string) => resolver({ botId: id });
+  return { lookup: new SecretLookup(resolve, webhook, options.secretLookup ?? {}, logger, now) };
 }
 
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 * 1024 };
 
-function limit(value: unknown): number {
+/** The `limit` option in bytes: a number, or a text such as '512kb'. */
+export function bodyLimit(value: unknown): number {
   let bytes = 512 * 1024;
   if (typeof value === 'number') bytes = value;
   else if (typeof value === 'string') {

@@ -1,8 +1,10 @@
 import type { BotEventData, BotEventMap } from './generated/bot-types';
 import { botEventKinds } from './generated/bot-types';
 import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
-import { httpMiddleware } from './middleware/http-middleware';
+import { expressMiddleware } from './middleware/node/express-middleware';
 import { settings, type BotWebhookOptions } from './options';
+import { botJobs } from './inbox/webhook-jobs';
+import { webhookInbox } from './inbox/webhook-inbox';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
 import { Receiver } from './receive/receiver';
 import { HandlerRegistry } from './route/handler-registry';
@@ -27,11 +29,16 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const lists = listeners<BotHandler<never>>();
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
-  const protocol = botProtocol(config.keys, { byKind, byCommand, any: lists.any }, maxAgeMs);
-  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners);
-  const middleware = httpMiddleware('svcBotWebhook', config.path, (req) => receiver.receive(req)) as BotWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, () => receiver.close()), {
+  const protocol = botProtocol(config.secrets, config.pattern, { byKind, byCommand, any: lists.any }, maxAgeMs);
+  const inbox = webhookInbox(config, protocol, config.inbox && botJobs(config.pattern, config.secrets.lookup !== undefined), lists.deliveryListeners);
+  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
+  const middleware = expressMiddleware('svcBotWebhook', receiver) as BotWebhookMiddleware;
+  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close()), {
     path: config.path,
+    forgetSecret(id: string) {
+      config.secrets.lookup?.forget(id);
+      return middleware;
+    },
     on(kind: string | readonly string[], handler: BotHandler<never>) {
       byKind.add(kind, handler, (k) => {
         if (!KNOWN_KINDS.has(k)) throw new TypeError(`svc-webhooks: unknown bot event kind "${k}"; handle kinds this version does not know with onAny()`);

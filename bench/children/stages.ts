@@ -12,6 +12,8 @@ import pino from 'pino';
 import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
+import { NODE_REQUEST } from '../../src/middleware/node/node-request';
+import { pathPattern } from '../../src/internal/path-pattern';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { REDACT_PATHS } from '../../src/options';
 import { parseJson } from '../../src/parse/parse-json';
@@ -125,7 +127,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   const validate = validatorFor('board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   byType.add('task.updated', trivialHandler, () => undefined);
-  const protocol = boardProtocol(keys, 300, { byType, any: [] });
+  const protocol = boardProtocol({ keys }, pathPattern(PATH, []), 300, { byType, any: [] });
   const logger = pino({ name: 'svc-webhooks', redact: REDACT_PATHS }).child({ webhook: 'board' }, { redact: REDACT_PATHS });
   const req = fakeRequest(one, PATH);
   const signature = readBoardSignature(req, 300, Date.now());
@@ -182,7 +184,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
     stage: 'route (delivery, handlers)',
     us: await time(n, batches, () => {
       const delivery = protocol.delivery(payload, req, signature, Date.now());
-      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, Date.now(), logger]);
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, NODE_REQUEST, Date.now(), logger]);
       return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
     }),
   });

@@ -12,7 +12,11 @@ export type StackName =
   | 'svc-bot-express'
   | 'svc-board-node'
   | 'svc-board-front'
+  | 'svc-board-web'
   | 'svc-board-redis'
+  | 'svc-board-postgres'
+  | 'svc-board-postgres-tx'
+  | 'svc-board-resolver'
   | 'svc-board-node-no-otel'
   | 'svc-board-node-otel'
   | 'octokit-express'
@@ -37,7 +41,18 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-postgres', label: 'svc-webhooks board, Express 5, PostgreSQL store', module: 'svc-postgres', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  {
+    name: 'svc-board-postgres-tx',
+    label: 'svc-webhooks board, Express 5, PostgreSQL store, row written in ctx.transaction',
+    module: 'svc-postgres-tx',
+    scheme: 'svc-board',
+    webhook: 'board',
+    path: '/webhooks/board',
+  },
+  { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },

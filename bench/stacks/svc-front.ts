@@ -1,7 +1,6 @@
 import express from 'express';
 import type { RequestListener } from 'node:http';
-import { svcBoardWebhook } from '../../src';
-import { createNodeHandler } from '../../src/middleware/node-handler';
+import { createNodeHandler, svcBoardWebhook } from '../../src';
 import { SVC_SECRET } from '../signing';
 import { trivialHandler } from './handler';
 

@@ -1,6 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { svcBoardWebhook, svcBotWebhook } from '../../src';
-import { createNodeHandler } from '../../src/middleware/node-handler';
+import { createNodeHandler, svcBoardWebhook, svcBotWebhook } from '../../src';
 import { SVC_SECRET } from '../signing';
 import { trivialHandler } from './handler';
 

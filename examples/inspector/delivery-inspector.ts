@@ -19,6 +19,13 @@ export interface DeliveryInspectorOptions {
   limit?: number;
   /** Longer pretty-printed bodies are cut to this many characters. Default 64 KiB. */
   maxBodyChars?: number;
+  /**
+   * Host names the page answers besides this machine's (localhost, 127.0.0.1, [::1]). Any other
+   * Host header is refused (403), so a web page cannot read the deliveries through DNS rebinding.
+   */
+  allowedHosts?: readonly string[];
+  /** How many live event streams may be open at once; more are answered 503. Default 8. */
+  maxClients?: number;
 }
 
 /** One delivery as the page shows it. `seq` numbers deliveries in arrival order, from 1. */
@@ -68,14 +75,20 @@ export interface DeliveryInspector {
 }
 
 const HEARTBEAT_MS = 15_000;
-/** A client this far behind is dropped rather than buffered for; its browser reconnects and resyncs. */
-const MAX_BACKLOG_BYTES = 1 << 20;
+/**
+ * A client this far behind is dropped rather than buffered for; its browser reconnects and resyncs.
+ * The first snapshot is held to it too: it carries the newest deliveries that fit.
+ */
+export const MAX_BACKLOG_BYTES = 1 << 20;
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 export function deliveryInspector(options: DeliveryInspectorOptions = {}): DeliveryInspector {
   const path = options.path ?? '/inspector';
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) throw new TypeError('inspector: `path` must look like "/inspector"');
   const limit = positiveInteger(options.limit ?? 200, 'limit');
   const maxBodyChars = positiveInteger(options.maxBodyChars ?? 64 * 1024, 'maxBodyChars');
+  const maxClients = positiveInteger(options.maxClients ?? 8, 'maxClients');
+  const hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
 
   // Read and fill in the page once; the path is checked above, so it needs no escaping.
   const page = readFileSync(join(__dirname, 'inspector.html'), 'utf8').replaceAll('{{path}}', path);
@@ -108,7 +121,28 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
 
   const recent = (): StoredDelivery[] => ring.slice().reverse();
 
+  /** The newest deliveries whose JSON fits the backlog bound, newest first. */
+  function snapshot(): string {
+    const parts: string[] = [];
+    let size = 0;
+    for (let i = ring.length - 1; i >= 0; i--) {
+      const part = JSON.stringify(ring[i]);
+      if (size + part.length > MAX_BACKLOG_BYTES) break;
+      parts.push(part);
+      size += part.length + 1;
+    }
+    return `{"limit":${limit},"truncated":${parts.length < ring.length},"deliveries":[${parts.join(',')}]}`;
+  }
+
   const router = express.Router();
+  // Only this machine's names (and the configured ones) are answered.
+  router.use(path, (req: Request, res: Response, next: () => void) => {
+    if (hosts.has(hostName(req.headers.host))) {
+      next();
+      return;
+    }
+    res.status(403).type('text/plain').send('inspector: this Host is not allowed; add it to allowedHosts\n');
+  });
   router.get(path, (_req: Request, res: Response) => {
     // The page loads only its own script and style, so even a rendering bug cannot run injected code.
     res.set({
@@ -122,9 +156,13 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
   router.get(`${path}/inspector.js`, asset('inspector.js', 'text/javascript'));
   router.get(`${path}/inspector.css`, asset('inspector.css', 'text/css'));
   router.get(`${path}/deliveries`, (_req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store').json({ limit, deliveries: recent() });
+    res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' }).send(snapshot());
   });
   router.get(`${path}/events`, (_req: Request, res: Response) => {
+    if (clients.size >= maxClients) {
+      res.status(503).set('Retry-After', '10').type('text/plain').send('inspector: too many open event streams\n');
+      return;
+    }
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-store',
@@ -133,7 +171,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
     });
     // Every connection, first or reconnect, starts with the whole list, in the same stream as the live
     // events: nothing that arrives between the two can be missed or shown twice.
-    res.write(`retry: 2000\nevent: snapshot\ndata: ${JSON.stringify({ limit, deliveries: recent() })}\n\n`);
+    res.write(`retry: 2000\nevent: snapshot\ndata: ${snapshot()}\n\n`);
     clients.add(res);
     res.on('close', () => clients.delete(res));
   });
@@ -175,6 +213,15 @@ function store(record: DeliveryRecord, seq: number, maxBodyChars: number): Store
     entry.raw = rawPreview(record.body);
   }
   return entry;
+}
+
+/** The name in a Host header, without the port: `localhost:3000` -> `localhost`, `[::1]:3000` -> `[::1]`. */
+function hostName(host: string | undefined): string {
+  if (host === undefined) return '';
+  const lower = host.toLowerCase();
+  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
+  const colon = lower.indexOf(':');
+  return colon === -1 ? lower : lower.slice(0, colon);
 }
 
 /** A body shown as data, never as markup or control codes: `\n`, `\x1b`, `\u202e` as escapes. */

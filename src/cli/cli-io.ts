@@ -9,6 +9,8 @@ export interface CliIo {
   readonly interactive: boolean;
   readonly fetch: typeof fetch;
   readonly sleep: (ms: number) => Promise<void>;
+  /** Marks a token or secret the run was given, so no output ever shows it (set by `main`). */
+  readonly holdSecret?: (value: string) => string;
 }
 
 export function processIo(): CliIo {

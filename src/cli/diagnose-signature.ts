@@ -91,7 +91,7 @@ function bodyVariants(body: Buffer): Array<{ bytes: Buffer; change: string }> {
   const push = (value: string, change: string): void => {
     if (value !== text) variants.push({ bytes: Buffer.from(value, 'utf8'), change });
   };
-  push(text.replace(/\s+$/, ''), 'whitespace or a newline was added at the end (an editor or `echo` adds one)');
+  push(text.trimEnd(), 'whitespace or a newline was added at the end (an editor or `echo` adds one)');
   push(text.replace(/\r\n/g, '\n'), 'line endings were changed to CRLF');
   try {
     push(JSON.stringify(JSON.parse(text)), 'the JSON was re-formatted (pretty-printed or re-serialised) after it arrived');

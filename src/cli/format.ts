@@ -1,3 +1,5 @@
+import { SENSITIVE_KEYS } from '../internal/log-redaction';
+
 /** A duration for people: 850 ms, 2.5 s, 4 min, 1 h 3 min. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -12,17 +14,44 @@ function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  return printable(String(value));
 }
 
-/** Fields as aligned `name  value` lines, in the order given; unknown fields included. */
-export function formatFields(fields: Record<string, unknown>, indent = '  '): string {
+// C0 and C1 controls (terminal escapes among them) and the bidirectional overrides that reorder text.
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text from svc (or any sender) as a terminal may show it: control characters become "?", line breaks spaces. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, '?').replace(/[\n\t]/g, ' ');
+}
+
+/**
+ * A copy of what svc answered without credentials: a field named like one (`secret`, `token`,
+ * `authorization`, in any case, at any depth) is shown as "[redacted]". svc never sends one in a
+ * webhook's state; if it ever did, this output would not show it.
+ */
+export function withoutCredentials(value: unknown, depth = 0): unknown {
+  if (typeof value !== 'object' || value === null || depth > 10) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutCredentials(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? '[redacted]' : withoutCredentials(item, depth + 1);
+  return out;
+}
+
+/** Fields as aligned `name  value` lines, in the order given; unknown fields included, credentials not. */
+export function formatFields(shown: Record<string, unknown>, indent = '  '): string {
+  const fields = withoutCredentials(shown) as Record<string, unknown>;
   const names = Object.keys(fields);
   const width = Math.max(0, ...names.map((n) => n.length));
   return names.map((name) => `${indent}${name.padEnd(width)}  ${formatValue(fields[name])}\n`).join('');
 }
 
-/** One line, whatever the message holds. */
+/**
+ * One line, whatever the message holds, without control characters. Split and trimmed rather than
+ * matched with a regex around the line breaks, which takes quadratic time on long runs of spaces.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
+  const lines = text.split('\n').map((line) => line.trim());
+  return printable(lines.filter((line) => line !== '').join(' '));
 }

@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSvcClientError, type ClientErrorCode } from '../client/svc-client-error';
-import { redactSecrets, redactingStream } from '../client/redact-secrets';
+import { redactSecrets } from '../client/redact-secrets';
+import { HeldSecrets } from './held-secrets';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error';
 import { processIo, type CliIo } from './cli-io';
 import type { Command } from './command';
 import { boardWebhookCommand } from './commands/board-webhook';
 import { botWebhookCommand } from './commands/bot-webhook';
+import { postgresCommand } from './commands/postgres';
+import { inboxCommand } from './commands/inbox';
 import { sendCommand } from './commands/send';
 import { verifyCommand } from './commands/verify';
 import { versionCommand } from './commands/version';
 import { oneLine } from './format';
 
-const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, botWebhookCommand, boardWebhookCommand, versionCommand];
+const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand];
 
 /** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
 const LOCAL_INPUT_CODES = new Set<ClientErrorCode>(['invalid_base_url', 'invalid_token', 'invalid_url', 'invalid_secret', 'invalid_board_id']);
@@ -61,8 +64,10 @@ function report(io: CliIo, command: string | undefined, err: unknown): number {
 
 /** Runs the CLI with `argv` (without node and the script) and resolves to the exit code. */
 export async function main(argv: readonly string[], rawIo: CliIo): Promise<number> {
-  // Whatever a command prints (svc's answers, a URL, an error), an svc token never reaches the terminal.
-  const io: CliIo = { ...rawIo, stdout: redactingStream(rawIo.stdout), stderr: redactingStream(rawIo.stderr) };
+  // Whatever a command prints (svc's answers, a URL, an error), the token and secrets it was given,
+  // and anything shaped like an svc token, never reach the terminal.
+  const held = new HeldSecrets();
+  const io: CliIo = { ...rawIo, stdout: held.stream(rawIo.stdout), stderr: held.stream(rawIo.stderr), holdSecret: (value) => held.hold(value) };
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(overview());

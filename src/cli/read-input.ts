@@ -29,10 +29,15 @@ export interface SecretSources {
 /** A secret from --secret, --secret-file or an environment variable, in that order; undefined when none is given. */
 export function optionalSecret(io: CliIo, sources: SecretSources): string | undefined {
   if (sources.value !== undefined && sources.file !== undefined) throw usageError('give either --secret or --secret-file, not both');
-  if (sources.value !== undefined) return sources.value;
-  if (sources.file !== undefined) return secretFromFile(io, sources.file, 'secret file');
+  const secret = sources.value ?? (sources.file === undefined ? undefined : secretFromFile(io, sources.file, 'secret file'));
+  if (secret !== undefined) return held(io, secret);
   const fromEnv = sources.envName === undefined ? undefined : io.env[sources.envName];
-  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  return fromEnv === undefined || fromEnv === '' ? undefined : held(io, fromEnv);
+}
+
+/** Every secret and token the CLI reads is marked, so its output never shows it. */
+export function held(io: CliIo, value: string): string {
+  return io.holdSecret?.(value) ?? value;
 }
 
 export function requiredSecret(io: CliIo, sources: SecretSources): string {
@@ -46,10 +51,10 @@ export function requiredSecret(io: CliIo, sources: SecretSources): string {
 
 /** A token from --token-file or an environment variable; never from the command line itself. */
 export function requiredToken(io: CliIo, file: string | undefined, envName: string): string {
-  if (file !== undefined) return secretFromFile(io, file, 'token file');
+  if (file !== undefined) return held(io, secretFromFile(io, file, 'token file'));
   const token = io.env[envName];
   if (token === undefined || token === '') throw usageError(`a token is required: set ${envName} or pass --token-file <file>`);
-  return token;
+  return held(io, token);
 }
 
 export function requiredBaseUrl(io: CliIo, value: string | undefined): string {

@@ -15,9 +15,9 @@ export interface SetupClient {
  * The client for the setup commands, built from --base-url / SVC_BASE_URL and a token from
  * --token-file or the named environment variable. The CLI's fetch is used so tests can watch it.
  */
-export function setupClient(io: CliIo, baseUrl: string | undefined, tokenFile: string | undefined, tokenEnv: string): SetupClient {
+export function setupClient(io: CliIo, baseUrl: string | undefined, tokenFile: string | undefined, tokenEnv: string, allowInsecureHttp = false): SetupClient {
   const token = requiredToken(io, tokenFile, tokenEnv);
-  const client = new SvcClient({ baseUrl: requiredBaseUrl(io, baseUrl), token, fetch: io.fetch });
+  const client = new SvcClient({ baseUrl: requiredBaseUrl(io, baseUrl), token, fetch: io.fetch, allowInsecureHttp });
   const bot = parseBotToken(token);
   return { client, caller: bot === undefined ? '' : ` (bot ${bot.botId}, token ${redactSecrets(token)})` };
 }
@@ -30,6 +30,7 @@ export const SETUP_OPTIONS = {
   secret: { type: 'string' },
   'secret-file': { type: 'string' },
   json: { type: 'boolean' },
+  'allow-insecure-http': { type: 'boolean' },
 } as const;
 
 /** --url and --secret configure a webhook, so only `set` takes them. */

@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { botTokenProblem } from './bot-token';
 import type {
   BoardWebhookInput,
@@ -26,6 +27,11 @@ export interface SvcClientOptions {
   timeoutMs?: number;
   /** A fetch implementation; default the global fetch of Node 20. */
   fetch?: typeof fetch;
+  /**
+   * Send the token over plain `http://` to a host other than this machine (loopback). Off by
+   * default: anyone on the way could read the token. Turn it on only for a trusted private network.
+   */
+  allowInsecureHttp?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -46,7 +52,10 @@ export class SvcClient {
       timeoutMs: timeout(options.timeoutMs),
       fetch: options.fetch ?? globalThis.fetch,
     };
-    if (options.token !== undefined) checkTokenShape(options.token);
+    if (options.token !== undefined) {
+      checkTokenShape(options.token);
+      if (options.allowInsecureHttp !== true) checkTokenTransport(this.#transport.baseUrl);
+    }
     this.#token = options.token;
   }
 
@@ -166,6 +175,17 @@ function checkBaseUrl(value: unknown): string {
     throw new SvcClientError('invalid_base_url', 'baseUrl must not carry credentials, a query or a fragment; the token goes in `token`');
   }
   return url.href;
+}
+
+/** A bearer token goes over plain http only to this machine, unless the caller opts in. */
+function checkTokenTransport(baseUrl: string): void {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:') return;
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
+  if (!loopback) {
+    throw new SvcClientError('invalid_base_url', 'the token would travel unencrypted: use https:// (plain http:// is for a server on this machine; set allowInsecureHttp to send it to another host anyway)');
+  }
 }
 
 function checkTokenShape(token: unknown): void {

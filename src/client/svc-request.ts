@@ -52,13 +52,25 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
     throw transportError(err, request, transport.timeoutMs);
   }
   const where = `${request.method} ${request.path}`;
-  if (response.status < 200 || response.status > 299) throw statusError(response, text, where);
+  if (response.status < 200 || response.status > 299) throw statusError(response, withoutSent(text, request), where);
   if (text.trim() === '') return { status: response.status, json: undefined };
   try {
     return { status: response.status, json: JSON.parse(text) as unknown };
   } catch (err) {
     throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body that is not JSON`, { status: response.status, cause: err });
   }
+}
+
+/** svc may echo what it was sent in an error: the token and the webhook secret are cut from its text. */
+function withoutSent(text: string, request: SvcRequest): string {
+  const sent = [request.token, (request.body as { secret?: unknown } | undefined)?.secret];
+  let out = text;
+  for (const value of sent) {
+    if (typeof value !== 'string' || value.length < 8) continue;
+    // Also as JSON would escape it, since the text is parsed after this.
+    for (const form of [value, JSON.stringify(value).slice(1, -1)]) if (out.includes(form)) out = out.split(form).join('[redacted]');
+  }
+  return out;
 }
 
 function transportError(err: unknown, request: SvcRequest, timeoutMs: number): SvcClientError {

@@ -1,3 +1,5 @@
+import type { SqlClient } from './sql-client';
+
 /**
  * Where delivery ids are remembered. A delivery is claimed before its handlers run, committed when
  * they succeed and released when they fail, so that a retry runs them again.
@@ -21,6 +23,12 @@ export interface DeliveryStore {
    * store without it keeps the first lease.
    */
   extend?(id: string, token: string, leaseMs: number): void | Promise<void>;
+  /**
+   * Runs `work` in a database transaction of the store and records `id` as done inside it, token
+   * checked, before it commits: `ctx.transaction` in handlers. Optional: only a store whose records
+   * live in the handler's database can offer it (the PostgreSQL store).
+   */
+  transaction?<T>(id: string, token: string, work: (client: SqlClient) => T | PromiseLike<T>): Promise<T>;
   /** How long committed ids are kept, in ms; bot updates older than this are refused as replays. */
   readonly retentionMs?: number;
   /** Frees timers and connections the store owns. */

@@ -1,5 +1,7 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
-import type { Middleware } from './http-middleware';
+import type { InboxWorker, WorkOptions } from '../inbox/inbox-worker';
+import type { WebhookInbox } from '../inbox/webhook-inbox';
+import type { Middleware } from './node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
 export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
@@ -9,10 +11,24 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
   onError(handler: ErrorHandler): this;
   /** Is told of every answered request (outcome, status, duration, payload): for dashboards and metrics. */
   onDelivery(listener: DeliveryListener): this;
-  /** Stops taking deliveries (503) and resolves once running handlers have settled and committed. */
+  /**
+   * Stops taking deliveries (503) and resolves once running handlers have settled and committed (in
+   * inbox mode: once the deliveries being enqueued are, and the queue connection is closed).
+   */
   close(): Promise<void>;
+  /**
+   * Inbox mode: starts a worker that runs this webhook's handlers for the deliveries in the inbox,
+   * in this process. In another process, build the same webhook (options and handlers) and call
+   * `work()` without mounting it. Throws without the `inbox` option.
+   */
+  work(options?: WorkOptions): InboxWorker;
   /** The path this middleware answers when mounted with `app.use()`. */
   readonly path: string;
+  /**
+   * With a secret resolver: forgets what is cached for this board (bot) id, so the next delivery
+   * asks the resolver again (after a rotation or a disconnect). Does nothing with a fixed secret.
+   */
+  forgetSecret(id: string): this;
 }
 
 /** The lists a webhook's Receiver reads; the public methods below fill them. */
@@ -30,8 +46,8 @@ function mustBeFunction(value: unknown, what: string): void {
   if (typeof value !== 'function') throw new TypeError(`svc-webhooks: ${what} must be a function`);
 }
 
-/** The methods both webhooks share: onAny, onError, onDelivery and close. */
-export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, close: () => Promise<void>) {
+/** The methods both webhooks share: onAny, onError, onDelivery, close and work. */
+export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, inbox: Pick<WebhookInbox<never>, 'work' | 'close'>, close: () => Promise<void>) {
   return {
     onAny(handler: AnyHandler): M {
       mustBeFunction(handler, 'a handler');
@@ -48,6 +64,10 @@ export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<Any
       lists.deliveryListeners.push(listener);
       return middleware;
     },
-    close,
+    async close(): Promise<void> {
+      await close();
+      await inbox.close();
+    },
+    work: (options?: WorkOptions) => inbox.work(options),
   };
 }

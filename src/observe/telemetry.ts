@@ -105,7 +105,7 @@ function instrumentsOf(otel: Api): Instruments | undefined {
 
 /** How a delivery ended, as the receiver's answer tells it. */
 export interface DeliveryEnd {
-  readonly outcome: 'handled' | 'duplicate' | 'rejected';
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
   readonly status: number;
   readonly code?: string;
   /** The library's own message of a refusal (never a handler's). */

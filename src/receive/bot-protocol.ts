@@ -6,9 +6,13 @@ import { HandlerRegistry } from '../route/handler-registry';
 import { DeliveryScope } from '../route/delivery-scope';
 import type { BotContext, BotHandler, CommandData } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
+import { pathId, type PathPattern } from '../internal/path-pattern';
+import { isThenable } from '../internal/thenable';
+import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
+import type { RequestFacts } from './request-access';
 
 /**
  * A bot update older than this is refused: its id may already be forgotten by the de-dup store,
@@ -19,6 +23,8 @@ export const BOT_UPDATE_MAX_AGE_MS = DEFAULT_RETENTION_MS;
 export interface BotDelivery extends Delivery {
   readonly update: BotWebhookUpdate;
   readonly data: Record<string, unknown>;
+  /** With a resolver: the bot, named by the path, whose secret verified the delivery. */
+  readonly verifiedBot: string | undefined;
 }
 
 export interface BotHandlers {
@@ -28,13 +34,22 @@ export interface BotHandlers {
 }
 
 /** `maxAgeMs`: the oldest `createdAt` accepted; no longer than the store remembers ids. */
-export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, maxAgeMs: number): Protocol<Buffer, BotDelivery> {
+export function botProtocol(secrets: SecretSource, pattern: PathPattern, handlers: BotHandlers, maxAgeMs: number): Protocol<Buffer, BotDelivery> {
+  const { keys, lookup } = secrets;
   return {
     webhook: 'bot',
     schema: 'bot',
-    readSignature: (req) => readBotSignature(req),
-    verify: (claimed, body) => verifyBotSignature(keys, claimed, body),
-    delivery(payload, req, _signature, nowMs) {
+    readSignature: (request) => readBotSignature(request),
+    verify(claimed, body, request) {
+      if (keys !== undefined) return verifyBotSignature(keys, claimed, body);
+      // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
+      const botId = pathId(pattern, request);
+      if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
+      const found = lookup.keysFor(botId);
+      if (isThenable<readonly KeyObject[]>(found)) return Promise.resolve(found).then((k) => verifyBotSignature(k, claimed, body));
+      return verifyBotSignature(found, claimed, body);
+    },
+    delivery(payload, request, _signature, nowMs) {
       if (!isObject(payload) || typeof payload.id !== 'string' || payload.id === '' || !isObject(payload.event)) {
         throw malformed('a bot update must be an object with a string `id` and an `event` object');
       }
@@ -47,10 +62,16 @@ export function botProtocol(keys: readonly KeyObject[], handlers: BotHandlers, m
         throw new SvcWebhookError('delivery_expired', 'the update is older than the sender retries deliveries; refused as a possible replay');
       }
       const id = canonicalDeliveryId(payload.id);
-      checkHeaderMatches(req, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
-      return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data };
+      checkHeaderMatches(request, 'x-svc-delivery', id, 'delivery_id_mismatch', 'X-Svc-Delivery', canonicalDeliveryId);
+      const verifiedBot = lookup === undefined ? undefined : pathId(pattern, request);
+      return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data, verifiedBot };
     },
-    context: (delivery, init) => new BotDeliveryContext(delivery, init),
+    context(delivery, init) {
+      const ctx = new BotDeliveryContext(delivery, init);
+      const botId = delivery.verifiedBot;
+      if (lookup !== undefined && botId !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(botId));
+      return ctx;
+    },
     calls(delivery, ctx) {
       const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);

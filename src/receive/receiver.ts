@@ -1,19 +1,23 @@
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
-import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
+import { checkContentHeaders } from '../capture/check-content-headers';
 import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type StoreFailure } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Settings } from '../options';
 import { parseJson } from '../parse/parse-json';
-import type { DeliveryListener, DeliveryRecord, ErrorHandler } from '../route/handler-types';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
 import { safeError } from '../internal/safe-error';
 import type { ClaimResult } from '../dedup/delivery-store';
-import { schemaProblems, schemaViolation, validatorFor, type SchemaProblem } from '../validate/validate-payload';
+import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/validate-payload';
+import { RequestScope } from '../route/request-scope';
 import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
+import type { PathPattern } from '../internal/path-pattern';
+import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
+import { isExpectedRefusal, RefusalLog } from './refusal-log';
+import type { RequestAccess, RequestFacts } from './request-access';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -25,7 +29,7 @@ export interface Outcome {
 }
 
 type Result =
-  | { readonly state: 'handled' | 'duplicate'; readonly delivery: Delivery }
+  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
   | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received };
 
 /** What was read of a refused request: for the delivery record, which explains the refusal. */
@@ -36,20 +40,33 @@ interface Received {
   readonly payload?: unknown;
 }
 
+function queueOutcome(state: Result['state']): QueueOutcome | undefined {
+  return state === 'enqueued' || state === 'duplicate' ? state : undefined;
+}
+
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 // Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
 const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
 
 /**
+ * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
+ * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be.
+ */
+export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number) => Promise<void>;
+
+/**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
  * commit or release. Every stage throws a SvcWebhookError; this is the one place that turns them
- * into responses, logs the delivery and tells the error handlers.
+ * into responses, logs the delivery and tells the error handlers. It takes any request type with
+ * the RequestAccess that reads it; the Express, node:http, Fetch and Fastify adapters only send the
+ * Outcome.
  */
 export class Receiver<S, D extends Delivery> {
   private inFlight = 0;
   private closing = false;
   private readonly drainWaiters: Array<() => void> = [];
+  private readonly refusals: RefusalLog;
   private readonly telemetry: DeliveryTelemetry;
 
   constructor(
@@ -57,25 +74,38 @@ export class Receiver<S, D extends Delivery> {
     private readonly settings: Settings,
     private readonly errorHandlers: readonly ErrorHandler[],
     private readonly listeners: readonly DeliveryListener[] = [],
+    /** Inbox mode: after the claim, hand the delivery over and commit, instead of running handlers. */
+    private readonly handoff?: Handoff<D>,
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
+    this.refusals = new RefusalLog(settings.logger, settings.now);
     this.telemetry = new DeliveryTelemetry(protocol.webhook);
   }
 
-  async receive(req: IncomingMessage): Promise<Outcome> {
+  /** The path the webhook answers when mounted without a router. */
+  get path(): string {
+    return this.settings.path;
+  }
+
+  get pattern(): PathPattern {
+    return this.settings.pattern;
+  }
+
+  async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
+    const request = access.facts(req);
     const started = performance.now();
     const receivedAt = this.settings.now();
     const trace = this.telemetry.start();
     if (this.closing) {
-      return this.finish(req, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) }, trace);
+      return this.finish(req, access, request, started, receivedAt, { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }) }, trace);
     }
     this.inFlight++;
     let background = false;
     try {
-      const result = await this.process(req, started, receivedAt, () => {
+      const result = await this.process(req, access, request, started, receivedAt, () => {
         background = true;
       }, trace);
-      return this.finish(req, started, receivedAt, result, trace);
+      return this.finish(req, access, request, started, receivedAt, result, trace);
     } catch {
       // Only a logger or a listener's own failure gets here: the answer must still be ours.
       return INTERNAL;
@@ -95,26 +125,29 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process(req: IncomingMessage, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
+  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     let body: Buffer | undefined;
     let verified = false;
     let payload: unknown;
     try {
-      checkContentHeaders(req);
-      const signature = protocol.readSignature(req, now);
-      body = await readRawBody(req, settings.limit);
-      protocol.verify(signature, body);
+      checkContentHeaders(request);
+      const signature = protocol.readSignature(request, now);
+      body = await access.readBody(req, settings.limit);
+      const verifying = protocol.verify(signature, body, request);
+      if (verifying !== undefined) await verifying;
       verified = true;
       payload = parseJson(body);
-      const invalid = this.validate(payload, req);
+      // The warning closure is made only under the `warn` policy, where it has something to log.
+      const warn = settings.schemaPolicy === 'warn' ? (error: SvcWebhookError, found: SchemaProblem[]) => this.warnSchema(error, found, access.url(req)) : undefined;
+      const invalid = schemaRefusal(protocol.schema, payload, settings.schemaPolicy, warn);
       if (invalid !== undefined) {
         // The refusal still names its delivery when the payload is well-formed enough to say which.
-        delivery = this.deliveryNamedBy(payload, req, signature, now);
+        delivery = this.deliveryNamedBy(payload, request, signature, now);
         throw invalid;
       }
-      delivery = protocol.delivery(payload, req, signature, now);
+      delivery = protocol.delivery(payload, request, signature, now);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
@@ -123,8 +156,22 @@ export class Receiver<S, D extends Delivery> {
         throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: this.retryAfter() });
       }
 
-      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, now, settings.logger]);
+      if (this.handoff !== undefined) {
+        try {
+          await this.handoff(delivery, body, request, now);
+        } catch (err) {
+          const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
+          if (released !== undefined) await released;
+          throw err;
+        }
+        const accepted = this.commitAccepted(delivery.id, claim.token, started, detach);
+        if (accepted !== undefined) await accepted;
+        return { state: 'enqueued', delivery };
+      }
+
+      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, access, now, settings.logger]);
       const own = protocol.calls(delivery, ctx);
+      DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: own.length });
       const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
@@ -138,16 +185,10 @@ export class Receiver<S, D extends Delivery> {
       if (run.state === 'failed') {
         const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
         if (released !== undefined) await released;
-        throw new SvcWebhookError('handler_failed', 'a handler failed', { cause: run.error });
+        throw handlerFailure(run.error);
       }
-      const committed = attempt(() => settings.store.commit(delivery!.id, claim.token));
-      const failed = isThenable<StoreFailure>(committed) ? await committed : committed;
-      if (failed) {
-        // The handlers did run: answer 200 and keep committing in the background while the lease
-        // keeps retries away, so a store that blinks does not make a repeat run them again.
-        detach();
-        this.inBackground(commitWithRetry(settings.store, delivery.id, claim.token, started + settings.leaseMs, settings.logger, failed));
-      }
+      const committed = this.commitAccepted(delivery.id, claim.token, started, detach);
+      if (committed !== undefined) await committed;
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
@@ -156,21 +197,30 @@ export class Receiver<S, D extends Delivery> {
     }
   }
 
-  /** The schema refusal to answer with, if any; under `warn` the mismatch is logged instead. */
-  private validate(payload: unknown, req: IncomingMessage): SvcWebhookError | undefined {
-    const policy = this.settings.schemaPolicy;
-    if (policy === 'skip') return undefined;
-    const found = schemaProblems(validatorFor(this.protocol.schema), payload);
-    if (found.length === 0) return undefined;
-    const error = schemaViolation(found);
-    if (policy === 'reject') return error;
-    this.settings.logger.warn({ err: error, problems: found, url: req.url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
-    return undefined;
+  /** Records the delivery as done; synchronous when the store answers so (the memory store). */
+  private commitAccepted(id: string, token: string, started: number, detach: () => void): void | Promise<void> {
+    const committed = attempt(() => this.settings.store.commit(id, token));
+    return isThenable<StoreFailure>(committed) ? committed.then((failed) => this.commitLater(id, token, started, detach, failed)) : this.commitLater(id, token, started, detach, committed);
   }
 
-  private deliveryNamedBy(payload: unknown, req: IncomingMessage, signature: S, now: number): D | undefined {
+  private commitLater(id: string, token: string, started: number, detach: () => void, failed: StoreFailure): void {
+    const { store, leaseMs, logger } = this.settings;
+    if (failed) {
+      // The handlers did run (or the inbox holds the delivery): answer 200 and keep committing in the
+      // background while the lease keeps retries away, so a store that blinks does not make a repeat
+      // run them (or enqueue it) again.
+      detach();
+      this.inBackground(commitWithRetry(store, id, token, started + leaseMs, logger, failed));
+    }
+  }
+
+  private warnSchema(error: SvcWebhookError, found: SchemaProblem[], url: string): void {
+    this.settings.logger.warn({ err: error, problems: found, url }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+  }
+
+  private deliveryNamedBy(payload: unknown, request: RequestFacts, signature: S, now: number): D | undefined {
     try {
-      return this.protocol.delivery(payload, req, signature, now);
+      return this.protocol.delivery(payload, request, signature, now);
     } catch {
       return undefined;
     }
@@ -215,31 +265,32 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish(req: IncomingMessage, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
+  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
-    const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs };
+    const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs, queue: this.handoff === undefined ? undefined : queueOutcome(result.state) };
     const log = this.settings.logger;
     if (result.state !== 'rejected') {
       log.info({ ...fields, status: 200 }, 'delivery received');
       trace?.end({ outcome: result.state, status: 200, deliveryId: delivery?.id, kind: delivery?.kind });
       this.tellListeners(() => ({ ...fields, webhook: this.protocol.webhook, status: 200, receivedAt, verified: true, payload: delivery?.payload }));
-      return result.state === 'handled' ? OK : DUPLICATE;
+      return result.state === 'duplicate' ? DUPLICATE : OK;
     }
     const { error } = result;
     if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
-    // An expected refusal needs no stack trace; reading one costs more than the rest of the line.
+    // An expected refusal is one line without a stack trace, rate-limited per code.
+    else if (isExpectedRefusal(error)) this.refusals.refused(error, request, fields);
     else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
     trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
     this.tellListeners(() => refusalRecord({ ...fields, webhook: this.protocol.webhook, receivedAt }, error, result.received));
-    this.tellErrorHandlers(error, req, delivery);
+    this.tellErrorHandlers(error, req, access, delivery);
     const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
       status: error.status,
       body: JSON.stringify({ ok: false, code: error.code, message: error.message }),
     };
     if (error.retryAfter !== undefined) outcome.retryAfter = error.retryAfter;
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
-    if (!req.complete) outcome.closeConnection = true;
+    if (!access.complete(req)) outcome.closeConnection = true;
     return outcome;
   }
 
@@ -249,8 +300,9 @@ export class Receiver<S, D extends Delivery> {
     this.notify(this.listeners, 'an onDelivery listener failed', (listener) => listener(built));
   }
 
-  private tellErrorHandlers(error: SvcWebhookError, req: IncomingMessage, delivery: Delivery | undefined): void {
-    const ctx = { webhook: this.protocol.webhook, deliveryId: delivery?.id, kind: delivery?.kind, req, log: this.settings.logger };
+  private tellErrorHandlers<R>(error: SvcWebhookError, req: R, access: RequestAccess<R>, delivery: Delivery | undefined): void {
+    if (this.errorHandlers.length === 0) return;
+    const ctx = new ErrorScope(req, access, this.protocol.webhook, delivery, this.settings.logger);
     this.notify(this.errorHandlers, 'an onError handler failed', (handler) => handler(error, ctx));
   }
 
@@ -287,4 +339,22 @@ function refusalRecord(
     if (received.payload !== undefined) record.payload = received.payload;
   }
   return record;
+}
+
+/** The context of the error handlers. */
+class ErrorScope extends RequestScope implements ErrorContext {
+  readonly deliveryId: string | undefined;
+  readonly kind: string | undefined;
+
+  constructor(
+    source: unknown,
+    access: RequestAccess<never>,
+    readonly webhook: 'board' | 'bot',
+    delivery: Delivery | undefined,
+    readonly log: Logger,
+  ) {
+    super(source, access);
+    this.deliveryId = delivery?.id;
+    this.kind = delivery?.kind;
+  }
 }

@@ -1,31 +1,57 @@
-import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
-import type { DeliveryContext } from './handler-types';
+import type { ChildLoggerOptions, Logger } from 'pino';
+import type { DeliveryStore } from '../dedup/delivery-store';
+import type { SqlClient } from '../dedup/sql-client';
+import { redactingLogOptions } from '../internal/log-redaction';
+import type { RequestAccess } from '../receive/request-access';
+import type { SequenceGap } from '../ordering/board-sequence-tracker';
+import type { Awaitable, DeliveryContext } from './handler-types';
+import { RequestScope } from './request-scope';
+
+/** The claim a delivery's handlers run under: what a transaction needs to record the delivery as done. */
+export interface DeliveryClaim {
+  readonly store: DeliveryStore;
+  readonly token: string;
+  /** How many handlers this delivery runs. */
+  readonly handlers: number;
+}
 
 /**
  * The part of a handler's context that every delivery has. The child logger and the AbortSignal
  * are made on first use: most handlers touch neither, and each costs more than the rest of routing.
  */
-export class DeliveryScope implements DeliveryContext {
+export class DeliveryScope extends RequestScope implements DeliveryContext {
   readonly #logger: Logger;
   readonly #kind: string;
   #log: Logger | undefined;
   #controller: AbortController | undefined;
   #aborted = false;
+  #claim: DeliveryClaim | undefined;
+  #transacted = false;
+  #secrets: (() => readonly string[]) | undefined;
 
   constructor(
     readonly deliveryId: string,
     kind: string,
-    readonly req: IncomingMessage,
+    /** The request and how to read it; both undefined in an inbox worker, after the request was answered. */
+    source: unknown,
+    access: RequestAccess<never> | undefined,
     readonly receivedAt: number,
     logger: Logger,
+    readonly attempt = 1,
+    /** Board order in an inbox worker: the sequence numbers given up on before this event. */
+    readonly gap?: SequenceGap,
   ) {
+    super(source, access);
     this.#kind = kind;
     this.#logger = logger;
   }
 
   get log(): Logger {
-    return (this.#log ??= this.#logger.child({ deliveryId: this.deliveryId, kind: this.#kind }));
+    if (this.#log !== undefined) return this.#log;
+    const bindings = { deliveryId: this.deliveryId, kind: this.#kind };
+    const secrets = this.#secrets?.();
+    this.#log = secrets === undefined || secrets.length === 0 ? this.#logger.child(bindings) : this.#logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+    return this.#log;
   }
 
   get signal(): AbortSignal {
@@ -33,10 +59,49 @@ export class DeliveryScope implements DeliveryContext {
     return (this.#controller ??= new AbortController()).signal;
   }
 
+  transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T> {
+    try {
+      const { store, token } = DeliveryScope.takeTransaction(this);
+      if (store.transaction === undefined) throw new TypeError("svc-webhooks: ctx.transaction needs a store with transactions (postgresStore); this webhook's store has none");
+      return store.transaction<T>(this.deliveryId, token, work as (tx: SqlClient) => Awaitable<T>);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * With a secret resolver the parent logger cannot know every board's secret: the handlers' logger
+   * drops the secrets of the board (or bot) this delivery was verified with.
+   */
+  static dropFromLog(scope: DeliveryScope, secrets: () => readonly string[]): void {
+    scope.#secrets = secrets;
+  }
+
   /** Tells the handlers (through `signal`) that their deadline passed. */
   static abort(scope: DeliveryScope): void {
     scope.#aborted = true;
     scope.#controller?.abort(deadlineReason());
+  }
+
+  /** The one seam between the receiver and a handler's transaction: the claim the handlers run under. */
+  static bindClaim(scope: DeliveryScope, claim: DeliveryClaim): void {
+    scope.#claim = claim;
+  }
+
+  /**
+   * The claim, for the one transaction that records this delivery as done. A second transaction,
+   * or one beside other handlers, could record the delivery as done while other work of it still
+   * fails, and that work would never be retried: both are refused.
+   */
+  static takeTransaction(scope: DeliveryContext): DeliveryClaim {
+    const claim = scope instanceof DeliveryScope ? scope.#claim : undefined;
+    if (!(scope instanceof DeliveryScope) || claim === undefined) throw new TypeError('svc-webhooks: this context belongs to no delivery being handled');
+    if (claim.handlers !== 1) {
+      throw new TypeError(`svc-webhooks: a transaction records the whole delivery as done, so it needs the delivery to have one handler; this one has ${claim.handlers}`);
+    }
+    if (scope.#transacted) throw new TypeError('svc-webhooks: a delivery has one transaction; this handler already opened it');
+    scope.#transacted = true;
+    return claim;
   }
 }
 

@@ -1,8 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import type { SqlClient } from '../dedup/sql-client';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
+import type { SequenceGap } from '../ordering/board-sequence-tracker';
 
 export type Awaitable<T> = T | PromiseLike<T>;
 
@@ -12,12 +14,36 @@ export interface DeliveryContext {
   readonly deliveryId: string;
   /** A child logger bound to this delivery. */
   readonly log: Logger;
-  /** The HTTP request (an Express Request when mounted in Express). Its body stream is consumed. */
-  readonly req: IncomingMessage;
-  /** Aborted when the handler deadline (`timeout`) passes: stop work that is no longer awaited. */
+  /**
+   * The Node request (an Express Request when mounted in Express), under the Express and node:http
+   * mounts; its body stream is consumed. Absent under `createWebHandler` (use `request`) and when the
+   * handler runs in an inbox worker, after the request was answered.
+   */
+  readonly req?: IncomingMessage;
+  /**
+   * The request as a Fetch `Request`: the one `createWebHandler` was given, or under the Node mounts
+   * one made on first use from the Node request's method, URL and headers. Its body is consumed.
+   * Absent in an inbox worker.
+   */
+  readonly request?: Request;
+  /**
+   * Aborted when the handler deadline (`timeout`) passes; in an inbox worker when the worker is
+   * closed or the run outlives `abandonAfter`: stop work that is no longer awaited.
+   */
   readonly signal: AbortSignal;
   /** When the request arrived, in ms since the epoch (from the `now` option). */
   readonly receivedAt: number;
+  /**
+   * Runs `work` in a transaction of the de-dup store's database (`postgresStore`) and records this
+   * delivery as handled in that same transaction, before COMMIT: its database writes through `tx`
+   * happen exactly once, even if the process dies at any point. If `work` or the COMMIT fails,
+   * nothing of it persists and the retry runs the handler again. One transaction per delivery, and
+   * only for a delivery with one handler; rejects (a TypeError) with a store without transactions.
+   * Annotate `tx` to use your client's full type: `ctx.transaction(async (tx: PoolClient) => ...)`.
+   */
+  transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T>;
+  /** Which run of the handlers this is for the delivery: 1, then 2, 3 … for the inbox's retries (always 1 in direct mode). */
+  readonly attempt: number;
 }
 
 export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
@@ -30,6 +56,11 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   readonly timestamp: number;
   /** The board's sequence number of this event, for ordering (0 for ping). */
   readonly sequence: number;
+  /**
+   * Inbox with board order only: the sequence numbers before this event that never arrived within
+   * `gapWaitMs` (both ends included). Reconcile, for example by re-reading the board.
+   */
+  readonly gap?: SequenceGap;
 }
 
 export interface BotContext extends DeliveryContext {
@@ -51,7 +82,10 @@ export interface ErrorContext {
   readonly webhook: 'board' | 'bot';
   readonly deliveryId?: string;
   readonly kind?: string;
-  readonly req: IncomingMessage;
+  /** As in DeliveryContext: the Node request; absent under `createWebHandler`. */
+  readonly req?: IncomingMessage;
+  /** As in DeliveryContext: the request as a Fetch `Request`. */
+  readonly request?: Request;
   readonly log: Logger;
 }
 
@@ -64,8 +98,20 @@ export interface DeliveryRecord {
   /** Absent when the request was refused before its body was verified and parsed. */
   readonly deliveryId?: string;
   readonly kind?: string;
-  readonly outcome: 'handled' | 'duplicate' | 'rejected';
+  /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
+  /**
+   * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
+   * have answered: 200 when processed, 500 when the attempt failed.
+   */
   readonly status: number;
+  /**
+   * Inbox mode only: at receive time `enqueued` or `duplicate`; for each processing attempt in a
+   * worker `processed`, `retried` (failed, will run again) or `dead` (failed for the last time: a dead letter).
+   */
+  readonly queue?: QueueOutcome;
+  /** Inbox mode, processing attempts only: which attempt this was (1, 2, …). */
+  readonly attempt?: number;
   /** The error code of a refused delivery. */
   readonly code?: string;
   /** Why a delivery was refused, in this library's words (safe to show: never a secret or signature). */
@@ -85,5 +131,7 @@ export interface DeliveryRecord {
    */
   readonly body?: Buffer;
 }
+
+export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';
 
 export type DeliveryListener = (record: DeliveryRecord) => void;

@@ -14,8 +14,11 @@ export function mergeOverrides<T>(base: T, overrides: unknown): T {
   const target = base as Record<string, unknown>;
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
-    const current = target[key];
-    target[key] = isPlainObject(value) && isPlainObject(current) ? mergeOverrides(current, value) : structuredClone(value);
+    // An own `__proto__` key (from JSON.parse) would otherwise reach Object.prototype through the merge.
+    if (key === '__proto__') throw new TypeError('svc-webhooks/testing: an override must not hold a `__proto__` key');
+    const current = Object.prototype.hasOwnProperty.call(target, key) ? target[key] : undefined;
+    const next = isPlainObject(value) && isPlainObject(current) ? mergeOverrides(current, value) : structuredClone(value);
+    Object.defineProperty(target, key, { value: next, writable: true, enumerable: true, configurable: true });
   }
   return base;
 }

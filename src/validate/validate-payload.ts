@@ -46,3 +46,20 @@ export function schemaViolation(found: SchemaProblem[]): SvcWebhookError {
   const where = first ? `: ${first.path} ${first.message}` : '';
   return new SvcWebhookError('schema_violation', `payload does not match the schema${where}`, { details: found });
 }
+
+/** Called when a delivery fails the schema under the `warn` policy, before it is handled anyway. */
+export type SchemaWarning = (error: SvcWebhookError, found: SchemaProblem[]) => void;
+
+/**
+ * The schema policy applied: the schema violation to refuse the delivery with under `reject`;
+ * under `warn` the mismatch is reported and undefined returned; `skip` does not validate.
+ */
+export function schemaRefusal(schema: SchemaName, payload: unknown, policy: SchemaPolicy, warn: SchemaWarning | undefined): SvcWebhookError | undefined {
+  if (policy === 'skip') return undefined;
+  const found = schemaProblems(validatorFor(schema), payload);
+  if (found.length === 0) return undefined;
+  const error = schemaViolation(found);
+  if (policy === 'reject') return error;
+  warn?.(error, found);
+  return undefined;
+}

@@ -1,7 +1,6 @@
 import { timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { SvcWebhookError } from '../errors';
-import { headerValues, singleHeader } from '../internal/headers';
+import { headerValues, singleHeader, type HeaderSource } from '../internal/headers';
 import { hmacSha256 } from './secret-keys';
 
 const SIGNATURE_HEADER = 'x-svc-signature';
@@ -12,8 +11,8 @@ const BOARD_SIGNATURE = /^v1=([0-9a-fA-F]{64})$/;
 const TIMESTAMP = /^[0-9]{1,15}$/;
 
 /** The MAC a request claims, read strictly from its one signature header. */
-export function claimedSignature(req: IncomingMessage, pattern: RegExp): Buffer {
-  const values = headerValues(req, SIGNATURE_HEADER);
+export function claimedSignature(headers: HeaderSource, pattern: RegExp): Buffer {
+  const values = headerValues(headers, SIGNATURE_HEADER);
   if (values.length === 0) throw new SvcWebhookError('signature_missing', 'X-Svc-Signature header is missing');
   if (values.length > 1) throw new SvcWebhookError('signature_duplicated', 'X-Svc-Signature header was sent more than once');
   const match = pattern.exec(values[0]!);
@@ -34,8 +33,8 @@ function mismatch(): SvcWebhookError {
 }
 
 /** Headers of a bot delivery: `X-Svc-Signature: sha256=<hex>`. Checked before the body is read. */
-export function readBotSignature(req: IncomingMessage): Buffer {
-  return claimedSignature(req, BOT_SIGNATURE);
+export function readBotSignature(headers: HeaderSource): Buffer {
+  return claimedSignature(headers, BOT_SIGNATURE);
 }
 
 /** The MAC of a bot delivery is over the raw body bytes. */
@@ -55,9 +54,9 @@ export interface BoardSignature {
  * Headers of a board delivery: `X-Svc-Signature: v1=<hex>` and `X-Svc-Timestamp`, which must lie
  * within `toleranceSeconds` of `nowMs` either way. Checked before the body is read.
  */
-export function readBoardSignature(req: IncomingMessage, toleranceSeconds: number, nowMs: number): BoardSignature {
-  const claimed = claimedSignature(req, BOARD_SIGNATURE);
-  const values = headerValues(req, TIMESTAMP_HEADER);
+export function readBoardSignature(headers: HeaderSource, toleranceSeconds: number, nowMs: number): BoardSignature {
+  const claimed = claimedSignature(headers, BOARD_SIGNATURE);
+  const values = headerValues(headers, TIMESTAMP_HEADER);
   if (values.length === 0) throw new SvcWebhookError('timestamp_missing', 'X-Svc-Timestamp header is missing');
   const timestampText = values.length === 1 ? values[0]! : '';
   if (!TIMESTAMP.test(timestampText)) {

@@ -7,7 +7,7 @@ describe('svc-webhooks (top level)', () => {
   it('lists the commands for --help and exits 0', async () => {
     const result = await runCli(['--help']);
     expect(result.code).toBe(0);
-    for (const name of ['send', 'verify', 'bot-webhook', 'board-webhook', 'version']) expect(result.stdout).toContain(`  ${name}`);
+    for (const name of ['send', 'verify', 'bot-webhook', 'board-webhook', 'postgres', 'version']) expect(result.stdout).toContain(`  ${name}`);
   });
 
   it('prints the overview to stderr and exits 2 without a command', async () => {
@@ -34,7 +34,7 @@ describe('svc-webhooks (top level)', () => {
     expect(result.stdout).toMatch(/^svc-webhooks \d+\.\d+\.\d+/);
   });
 
-  it.each(['send', 'verify', 'bot-webhook', 'board-webhook', 'version'])('has --help for %s', async (name) => {
+  it.each(['send', 'verify', 'bot-webhook', 'board-webhook', 'postgres', 'version'])('has --help for %s', async (name) => {
     const result = await runCli([name, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: svc-webhooks ${name}`);

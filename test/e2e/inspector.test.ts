@@ -114,11 +114,13 @@ describe('example server: live delivery inspector', () => {
     return detail;
   }
 
-  it('prints the inspector URL beside the curl hints, each hint on one line', () => {
-    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector\n`);
+  it('prints the inspector URL and how to turn it off beside the send hints, each hint on one line, none holding a secret', () => {
+    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off)\n`);
     const lines = output.split('\n');
-    expect(lines.filter((l) => l.startsWith('curl ') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
+    expect(lines.filter((l) => l.includes('npx svc-webhooks send') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith('id=') && l.includes(`${base}/webhooks/board`))).toHaveLength(1);
+    expect(output).not.toContain(BOT_SECRET);
+    expect(output).not.toContain(BOARD_SECRET);
   });
 
   it('shows a signed bot delivery as it arrives, and its second send as a duplicate', async () => {

@@ -11,7 +11,8 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 export type Mark =
   | 'S' // a handler run started
   | 'E' // its side effect is done
-  | 'F' // it failed (an injected failure) before its side effect
+  | 'F' // it failed before its side effect (an injected failure, or its transaction could not start)
+  | 'X' // it failed after its side effect, which its transaction rolled back: nothing of it persisted
   | 'R'; // it returned: the receiver commits next
 
 /** Wall-clock ms with sub-ms resolution, comparable across the processes of one machine. */

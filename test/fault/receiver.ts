@@ -16,9 +16,10 @@ const env = process.env;
 const mount = env.FAULT_MOUNT as Mount;
 const port = Number(env.FAULT_PORT);
 const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
-const store = storeKind(env.FAULT_STORE).open(env);
+const kind = storeKind(env.FAULT_STORE);
+const store = kind.open(env);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
 
 const board = svcBoardWebhook({
@@ -35,8 +36,22 @@ const board = svcBoardWebhook({
     effects.write('F', id);
     throw new Error('injected handler failure');
   }
-  effects.write('E', id); // the side effect
-  await sleep(between(config.afterEffectMs));
+  const linger = () => sleep(between(config.afterEffectMs));
+  let written = false;
+  const record = () => {
+    written = true;
+    effects.write('E', id); // the side effect
+  };
+  if (kind.effect === undefined) record();
+  else {
+    try {
+      await kind.effect(ctx, record, linger);
+    } catch (err) {
+      effects.write(written ? 'X' : 'F', id);
+      throw err;
+    }
+  }
+  await linger();
   effects.write('R', id);
 });
 

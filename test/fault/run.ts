@@ -46,7 +46,9 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     // Every receiver closes gracefully, so that what it still commits is in the store when read.
     await Promise.all(slots.map((s) => s.terminate(0)));
     const states = await store.states(sent.ids);
-    const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers: slots.flatMap((s) => s.records()), states, leaseMs: config.leaseMs });
+    const effectRows = await store.effectRows?.(sent.ids);
+    const receivers = slots.flatMap((s) => s.records());
+    const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers, states, leaseMs: config.leaseMs, ...(effectRows === undefined ? {} : { effectRows }) });
     const violations = [...verdict.violations];
     if (sent.givenUp.length > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries after a day of retries`);
     if (sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.repeatsGivenUp} repeats of delivered deliveries after a day of retries`);

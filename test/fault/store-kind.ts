@@ -1,4 +1,4 @@
-import type { DeliveryStore } from '../../src';
+import type { DeliveryContext, DeliveryStore } from '../../src';
 
 /** What the store holds for a delivery id at the end of the run. */
 export type KeyState = 'done' | 'claimed' | 'absent';
@@ -24,6 +24,11 @@ export interface StoreServer {
   restart(): Promise<void>;
   /** The state of each (canonical) delivery id. */
   states(ids: readonly string[]): Promise<Map<string, KeyState>>;
+  /**
+   * For a store whose handlers write their side effect in the store's own database: how many effect
+   * rows each delivery id has. Every delivery must have exactly one.
+   */
+  effectRows?(ids: readonly string[]): Promise<Map<string, number>>;
   /** Ends the server by its pid and removes its data. */
   close(): Promise<void>;
 }
@@ -39,4 +44,10 @@ export interface StoreKind {
   start(dir: string): Promise<StoreServer>;
   /** In a receiver process: the store, from the variables `StoreServer.receiverEnv` set. */
   open(env: NodeJS.ProcessEnv): DeliveryStore;
+  /**
+   * In a receiver process: the handler's side effect, for a store that makes it transactional.
+   * `record` writes the effect line once the effect is written (not yet committed); `linger` is the
+   * handler's work after it, done inside the transaction. Without it the effect is the line alone.
+   */
+  effect?(ctx: DeliveryContext, record: () => void, linger: () => Promise<void>): Promise<void>;
 }

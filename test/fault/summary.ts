@@ -28,13 +28,16 @@ export function summary({ kind, store, slots, sent, faults, figures: f, seconds,
     `fault test, store ${kind.name} (${store.durability}): ${f.deliveries} deliveries to ${slots.length} receivers (${slots.map((s) => s.mount).join(', ')}), svc clock x${config.clockScale}, ${seconds.toFixed(1)} s`,
     `  sender:        ${sent.answers.length} requests (${statuses}); ${sent.repeats} repeats of delivered deliveries (${sent.upperCase} with the id in upper case), ${sent.concurrent} sent to two receivers at once; gave up on ${f.givenUp} deliveries, ${sent.repeatsGivenUp} repeats`,
     `  faults:        receivers killed -9: ${faults.receiverKills} (runs in flight cut: ${f.cutBeforeEffect} before their side effect, ${f.cutAfterEffect} after it); SIGTERM under load: ${faults.receiverTerms}; store SIGSTOP/SIGCONT: ${faults.storeFreezes}; store killed -9 and restarted: ${faults.storeKills}`,
-    `  handler runs:  ${f.runs} (${f.failedRuns} failed on purpose and retried)`,
+    `  handler runs:  ${f.runs} (${f.failedRuns} failed and retried: ${f.rows === undefined ? 'injected failures' : 'injected failures and rolled-back transactions'})`,
     `  lost:          ${f.lost}`,
     `  2xx unhandled: ${f.unhandled2xx}`,
     `  overlapping:   ${f.overlaps}`,
     `  extra runs:    ${extra} (${causes})`,
     `  graceful close: ${f.closes} receivers closed by SIGTERM with ${f.inFlightAtClose} runs in flight; lost ${f.closeLost}`,
     `  commits lost:  ${f.commitsLost} (answered 2xx, not done in the store; besides ${f.commitsCut} whose receiver was killed -9 before its commit landed)`,
+    ...(f.rows === undefined
+      ? []
+      : [`  effect rows:   ${f.rows.once} deliveries with exactly one row committed in ctx.transaction; lost ${f.rows.lost}, doubled ${f.rows.doubled} (the extra runs above wrote rows that were rolled back)`]),
     `  result:        ${violations.length === 0 ? 'PASS' : `FAIL, ${violations.length} violations:`}`,
     ...violations.slice(0, 20).map((v) => `    - ${v}`),
   ];

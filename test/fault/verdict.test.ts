@@ -60,7 +60,7 @@ describe('the fault test verdict', () => {
     const retry: ReceiverRecord = { pid: 2, lines: lines(['S', A, 5000], ['E', A, 5002], ['R', A, 5003]) };
     const { figures, violations } = judge(evidence([killed, retry], [ok(B, 1, 24), ok(A, 2, 5004)]));
     expect(violations).toEqual([]);
-    expect(figures.extraRuns).toEqual({ killedBeforeAnswer: 1, killedWhileCommitting: 0, unexplained: 0 });
+    expect(figures.extraRuns).toEqual({ rolledBack: 0, killedBeforeAnswer: 1, killedWhileCommitting: 0, unexplained: 0 });
     expect(figures).toMatchObject({ kills: 1, cutAfterEffect: 1, cutBeforeEffect: 0 });
   });
 
@@ -105,5 +105,25 @@ describe('the fault test verdict', () => {
     expect(figures).toMatchObject({ closes: 1, inFlightAtClose: 2, closeLost: 2 });
     expect(violations.join('\n')).toMatch(/exited with 1/);
     expect(violations.join('\n')).toMatch(/never ended/);
+  });
+
+  it('with transactional effects, holds every delivery to exactly one committed row: none lost, none doubled', () => {
+    const answers = [ok(A, 1, 14), ok(B, 1, 24)];
+    const once = judge({ ...evidence([handledOnce], answers), effectRows: new Map([[A, 1], [B, 1]]) });
+    expect(once.violations).toEqual([]);
+    expect(once.figures.rows).toEqual({ once: 2, lost: 0, doubled: 0 });
+    const wrong = judge({ ...evidence([handledOnce], answers), effectRows: new Map([[A, 0], [B, 2]]) });
+    expect(wrong.figures.rows).toEqual({ once: 0, lost: 1, doubled: 1 });
+    expect(wrong.violations).toHaveLength(2);
+    expect(judge(evidence([handledOnce], answers)).figures.rows).toBeUndefined();
+  });
+
+  it('explains a second run by the first one\'s rolled-back transaction, and does not blame a close for it', () => {
+    const rolledBack: ReceiverRecord = { pid: 1, lines: lines(['S', A, 10], ['E', A, 12], ['X', A, 13], ['S', B, 20], ['E', B, 22], ['R', B, 23]), terminatedAt: 12.5, exitCode: 0 };
+    const again: ReceiverRecord = { pid: 2, lines: lines(['S', A, 100], ['E', A, 102], ['R', A, 103]) };
+    const { figures, violations } = judge(evidence([rolledBack, again], [ok(B, 1, 24), ok(A, 2, 104)], { [A]: 'done', [B]: 'done' }));
+    expect(violations).toEqual([]);
+    expect(figures.extraRuns).toMatchObject({ rolledBack: 1, unexplained: 0 });
+    expect(figures).toMatchObject({ overlaps: 0, closeLost: 0, failedRuns: 1 });
   });
 });

@@ -22,10 +22,13 @@ export interface Evidence {
   readonly states: ReadonlyMap<string, KeyState>;
   /** The receivers' claim lease: a commit is retried no longer, so only a kill within it can cut one. */
   readonly leaseMs: number;
+  /** For a store whose handlers write their effect in its transaction: the effect rows of each id. */
+  readonly effectRows?: ReadonlyMap<string, number>;
 }
 
 /** Why a delivery's handlers ran to their side effect more than once. */
 export const EXTRA_RUN_CAUSES = {
+  rolledBack: 'its transaction rolled back after the side effect (nothing of it persisted)',
   killedBeforeAnswer: 'receiver killed -9 after the side effect, before answering',
   killedWhileCommitting: 'receiver killed -9 after answering 2xx, its commit still waiting on the store',
   unexplained: 'unexplained',
@@ -54,6 +57,8 @@ export interface Figures {
   readonly commitsCut: number;
   readonly commitsLost: number;
   readonly statuses: Readonly<Record<string, number>>;
+  /** With transactional effects: deliveries with no committed effect row, and with more than one. */
+  readonly rows?: { readonly once: number; readonly lost: number; readonly doubled: number };
 }
 
 export interface Verdict {
@@ -67,6 +72,8 @@ interface Run {
   readonly start: number;
   effectAt?: number;
   failedAt?: number;
+  /** It failed after its side effect, which its transaction rolled back. */
+  rolledBack?: boolean;
   returnedAt?: number;
   /** When it stopped running: returned, failed, or its process was killed. */
   end: number;
@@ -94,8 +101,9 @@ function runsOf(receiver: ReceiverRecord, violations: string[]): Run[] {
     }
     if (mark === 'E') run.effectAt = at;
     else {
-      if (mark === 'F') run.failedAt = at;
+      if (mark === 'F' || mark === 'X') run.failedAt = at;
       else run.returnedAt = at;
+      if (mark === 'X') run.rolledBack = true;
       run.end = at;
       open.delete(id);
     }
@@ -156,7 +164,7 @@ export function judge(evidence: Evidence): Verdict {
   }
 
   let overlaps = 0;
-  const extraRuns: Record<ExtraRunCause, number> = { killedBeforeAnswer: 0, killedWhileCommitting: 0, unexplained: 0 };
+  const extraRuns: Record<ExtraRunCause, number> = { rolledBack: 0, killedBeforeAnswer: 0, killedWhileCommitting: 0, unexplained: 0 };
   for (const [id, runs] of runsById) {
     runs.sort((a, b) => a.start - b.start);
     let busyUntil = -Infinity;
@@ -176,11 +184,11 @@ export function judge(evidence: Evidence): Verdict {
         killedAt + CLOCK_SLACK_MS >= before.effectAt! &&
         killedAt <= before.effectAt! + evidence.leaseMs &&
         killedAt <= effects[i]!.start + CLOCK_SLACK_MS;
-      const cause: ExtraRunCause = !explained
-        ? 'unexplained'
-        : (answered2xx.get(id) ?? []).some((a) => a.pid === before.pid)
-          ? 'killedWhileCommitting'
-          : 'killedBeforeAnswer';
+      // A rolled-back effect is counted as done for lost and 2xx-unhandled (its COMMIT may have been
+      // cut mid-way); the store's effect rows then say exactly what persisted.
+      let cause: ExtraRunCause = 'unexplained';
+      if (before.rolledBack) cause = 'rolledBack';
+      else if (explained) cause = (answered2xx.get(id) ?? []).some((a) => a.pid === before.pid) ? 'killedWhileCommitting' : 'killedBeforeAnswer';
       extraRuns[cause]++;
       if (cause === 'unexplained') violations.push(`delivery ${id} ran again in pid ${effects[i]!.pid} though pid ${before.pid} had run it and was not killed between`);
     }
@@ -213,9 +221,24 @@ export function judge(evidence: Evidence): Verdict {
     // What was running when the signal came must finish, and what succeeded must be committed.
     const inFlight = allRuns.filter((r) => r.pid === receiver.pid && r.start <= at && r.end > at);
     inFlightAtClose += inFlight.length;
-    for (const run of inFlight.filter((r) => r.end === Infinity || (r.effectAt !== undefined && evidence.states.get(r.id) !== 'done'))) {
+    for (const run of inFlight.filter((r) => r.end === Infinity || (r.effectAt !== undefined && !r.rolledBack && evidence.states.get(r.id) !== 'done'))) {
       closeLost++;
       violations.push(`the graceful close of pid ${receiver.pid} lost its run of ${run.id}`);
+    }
+  }
+
+  const rows = evidence.effectRows === undefined ? undefined : { once: 0, lost: 0, doubled: 0 };
+  if (rows !== undefined) {
+    for (const id of evidence.ids) {
+      const n = evidence.effectRows!.get(id) ?? 0;
+      if (n === 1) rows.once++;
+      else if (n === 0) {
+        rows.lost++;
+        violations.push(`delivery ${id} has no committed effect row`);
+      } else {
+        rows.doubled++;
+        violations.push(`delivery ${id} has ${n} committed effect rows`);
+      }
     }
   }
 
@@ -240,6 +263,7 @@ export function judge(evidence: Evidence): Verdict {
       commitsCut,
       commitsLost,
       statuses,
+      ...(rows === undefined ? {} : { rows }),
     },
     violations,
   };

@@ -6,10 +6,10 @@ const root = join(__dirname, '..', '..');
 const run = promisify(execFile);
 
 /** Starts `npm start`'s server on a free port and collects what it prints. */
-function startExampleServer(): Promise<{ child: ChildProcess; output: () => string }> {
+function startExampleServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '' },
+    env: { ...process.env, PORT: '0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -54,5 +54,51 @@ describe('the example server (npm start)', () => {
     expect(JSON.parse(res.stdout)).toEqual({ ok: true });
     await new Promise((r) => setTimeout(r, 200));
     expect(server.output()).toContain('ping received: the board webhook is wired up');
+  });
+});
+
+describe('the example server on real secrets', () => {
+  const BOT = 'real-bot-secret-+/=-0123456789abcdef';
+  const BOARD = 'real-board-secret-0123456789abcdef';
+  const env = { SVC_BOT_WEBHOOK_SECRET: BOT, SVC_BOARD_WEBHOOK_SECRET: BOARD };
+  let server: { child: ChildProcess; output: () => string };
+  beforeAll(async () => {
+    server = await startExampleServer(env);
+  });
+  afterAll(() => {
+    server?.child.kill('SIGTERM');
+  });
+
+  it('prints no secret and nothing signed with one; its commands sign at send time from the environment', async () => {
+    const printed = server.output();
+    expect(printed).not.toContain(BOT);
+    expect(printed).not.toContain(BOARD);
+    expect(printed).not.toMatch(/[0-9a-f]{64}/);
+    const lines = printed.split('\n');
+    // The bot hint runs the CLI; here from the source rather than through npx.
+    const send = lines.find((l) => l.includes('npx svc-webhooks send'))!.replace('npx svc-webhooks', `SVC_WEBHOOKS_CLI_SOURCE=1 node ${join(root, 'bin', 'svc-webhooks.js')}`);
+    const sent = await run('bash', ['-c', send], { env: { ...process.env, ...env } });
+    expect(sent.stdout).toContain('delivered');
+    const ping = await run('bash', ['-c', lines.find((l) => l.startsWith('id='))!], { env: { ...process.env, ...env } });
+    expect(JSON.parse(ping.stdout)).toEqual({ ok: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(server.output()).toContain('ping received: the board webhook is wired up');
+    expect(server.output()).not.toContain(BOT);
+    expect(server.output()).not.toContain(BOARD);
+  });
+});
+
+describe('the example server on the development secrets', () => {
+  it('refuses to listen beyond this machine', async () => {
+    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', HOST: '0.0.0.0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).toContain('refusing to listen beyond this machine');
   });
 });

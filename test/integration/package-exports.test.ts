@@ -21,6 +21,11 @@ describe('the published package', () => {
     expect(stdout.trim()).toBe('function true');
   });
 
+  it('ships the PostgreSQL store\'s migration', async () => {
+    const { stdout } = await run(process.execPath, ['-e', "console.log(require('node:fs').readFileSync(require.resolve('svc-webhooks/sql/postgres-store.sql'), 'utf8').includes('CREATE TABLE IF NOT EXISTS'))"], { cwd: root });
+    expect(stdout.trim()).toBe('true');
+  });
+
   it('ships the JSON Schemas', async () => {
     const { stdout } = await run(process.execPath, ['-e', "console.log(require('svc-webhooks/schemas/board-webhook-event.schema.json').title)"], { cwd: root });
     expect(stdout.trim()).toBe('BoardWebhookEvent');

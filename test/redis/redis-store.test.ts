@@ -176,7 +176,7 @@ describe('redis store (against a real redis-server)', () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     for (let i = 0; i < 20; i++) await s.claim(`timer-${i}`, 1000);
-    expect(timers()).toBe(before);
+    expect(timers()).toBeLessThanOrEqual(before); // an unrelated timer may end meanwhile; none may be added
   });
 
   it('a command sent while the connection is being re-established waits for it, within the timeout', async () => {

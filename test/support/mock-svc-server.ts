@@ -46,6 +46,8 @@ export interface MockSvc {
   /** A token of a person who manages the board (opaque). */
   readonly personToken: string;
   readonly boardId: string;
+  /** Adds another board the person manages; returns its id. */
+  addBoard(): string;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
   /** The stored bot webhook (secret included), or undefined. */
@@ -109,6 +111,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
   const botToken = `svc_bot_${botId}_${randomBytes(32).toString('base64url')}`;
   const personToken = `person-${randomBytes(24).toString('hex')}`;
   const boardId = randomUUID();
+  const managed = new Set<string>([boardId]);
   const requests: RecordedRequest[] = [];
   let bot: WebhookRecord | undefined;
   const boards = new Map<string, WebhookRecord>();
@@ -150,7 +153,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
     const token = bearer(req);
     if (token.startsWith('svc_bot_')) throw new HttpError(403, 'forbidden', 'board webhooks are managed by people, not bots');
     if (token !== personToken) throw new HttpError(401, 'unauthorized', 'invalid token');
-    if (id !== boardId) throw new HttpError(404, 'not_found', 'no such board');
+    if (!managed.has(id)) throw new HttpError(404, 'not_found', 'no such board');
   }
 
   function parseBody(text: string): Record<string, unknown> {
@@ -172,7 +175,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
     if (problem) throw new HttpError(400, 'invalid_secret', problem);
   }
 
-  async function ping(hook: WebhookRecord): Promise<{ ok: boolean; status: number; error: string }> {
+  async function ping(hook: WebhookRecord, pinged: string): Promise<{ ok: boolean; status: number; error: string }> {
     const event = {
       id: randomUUID(),
       type: 'ping',
@@ -180,7 +183,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
       sequence: 0,
       occurred_at: new Date(now()).toISOString(),
       workspace_id: randomUUID(),
-      board: { id: boardId, key: 'ENG', name: 'Engineering' },
+      board: { id: pinged, key: 'ENG', name: 'Engineering' },
       actor: null,
       rule: null,
       changes: [],
@@ -265,7 +268,7 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
         }
         if (!hook) throw new HttpError(404, 'not_found', 'no webhook');
         lastPing.set(id, now());
-        send(res, 200, await ping(hook));
+        send(res, 200, await ping(hook, id));
       } else if (method === 'GET') {
         if (!hook) throw new HttpError(404, 'not_found', 'no webhook');
         send(res, 200, boardState(hook));
@@ -307,6 +310,11 @@ export async function startMockSvc(options: MockSvcOptions = {}): Promise<MockSv
     botToken,
     personToken,
     boardId,
+    addBoard() {
+      const id = randomUUID();
+      managed.add(id);
+      return id;
+    },
     requests,
     botWebhook: () => bot,
     boardWebhook: (id = boardId) => boards.get(id),

@@ -3,6 +3,7 @@
  * `@ts-expect-error` here that stops being an error, or a narrowing that stops holding, fails it.
  */
 import { svcBoardWebhook, svcBotWebhook, type BoardEventMap, type BotEventMap } from '../../src';
+import { silentLogger } from '../../src/testing';
 
 const SECRET = 'a-secret-of-sixteen+';
 
@@ -69,5 +70,14 @@ describe('the typed API', () => {
     expect(() => bot.on('voiceStateUpdate', () => undefined)).toThrow();
     const kind: keyof BotEventMap = 'taskNotice';
     expect(kind).toBe('taskNotice');
+  });
+
+  it('types the secret resolver by webhook: a board claim for boards, a bot claim for bots', () => {
+    const board = svcBoardWebhook({ secret: async ({ boardId }) => (boardId === 'b' ? 'board-secret-0123456789' : undefined), logger: silentLogger });
+    const bot = svcBotWebhook({ path: '/webhooks/bots/:botId', secret: ({ botId }) => [`${botId}-secret-0123456789abcdef`], logger: silentLogger });
+    // @ts-expect-error a board delivery claims a board, not a bot
+    expect(() => svcBoardWebhook({ secret: ({ botId }) => botId, logger: silentLogger })).not.toThrow();
+    expect(board.forgetSecret('b')).toBe(board);
+    expect(bot.forgetSecret('x')).toBe(bot);
   });
 });

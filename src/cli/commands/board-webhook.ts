@@ -1,6 +1,6 @@
 import { CliError, usageError } from '../cli-error';
 import type { Command } from '../command';
-import { formatFields } from '../format';
+import { formatFields, printable, withoutCredentials } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { optionalSecret } from '../read-input';
@@ -13,8 +13,8 @@ person with MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace
 (Business plan or above). The token is read from SVC_TOKEN or --token-file, and sent
 only in the Authorization header; it is never accepted on the command line.
 
-  set      register (or replace, or re-enable) the webhook: --url, and --secret or
-           none: then svc generates a secret, which is printed this once only
+  set      register (or replace, or re-enable) the webhook: --url, and --secret-file
+           or none: then svc generates a secret, which is printed this once only
   get      print the webhook's state
   delete   remove the webhook; svc marks its queue failed
   ping     have svc send a ping event now and report your receiver's answer
@@ -25,9 +25,12 @@ Options:
   --base-url <url>       svc's base address (or SVC_BASE_URL)
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
-  --secret <secret>      set: the webhook secret, 16 to 256 characters
-  --secret-file <file>   set: read the secret from a file
+  --secret-file <file>   set: read the webhook secret (16 to 256 characters) from a file
+  --secret <secret>      set: the secret on the command line; avoid it for real secrets,
+                         as it stays in shell history and process lists
   --json                 print the answer as JSON
+  --allow-insecure-http  send the token over plain http:// to a host other than this
+                         machine (by default http:// is only for a local server)
   -h, --help             show this help
 
 The url and secret are checked locally before anything is sent.
@@ -57,7 +60,7 @@ export const boardWebhookCommand: Command = {
     refuseSetOnlyOptions('board-webhook', action, values);
     const board = values.board;
     if (board === undefined || board.trim() === '') throw usageError('--board <id> is required');
-    const { client } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV);
+    const { client } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV, values['allow-insecure-http'] === true);
     const json = values.json === true;
     const print = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -66,7 +69,7 @@ export const boardWebhookCommand: Command = {
       const secret = optionalSecret(io, { value: values.secret, file: values['secret-file'] });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
-      if (json) print(generatedSecret === undefined ? { webhook } : { webhook, secret: generatedSecret });
+      if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
       else {
         io.stdout.write(`board webhook set for board ${board}:\n${formatFields(webhook)}`);
         if (generatedSecret !== undefined) {
@@ -77,7 +80,7 @@ export const boardWebhookCommand: Command = {
     }
     if (action === 'get') {
       const state = await withProgress(io, 'reading the board webhook', () => client.getBoardWebhook(board));
-      if (json) print(state);
+      if (json) print(withoutCredentials(state));
       else io.stdout.write(state === null ? `no webhook is set for board ${board}\n` : `board webhook of board ${board}:\n${formatFields(state)}`);
       return 0;
     }
@@ -87,13 +90,13 @@ export const boardWebhookCommand: Command = {
       return 0;
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));
-    if (json) print(result);
+    if (json) print(withoutCredentials(result));
     if (!result.ok) {
       const status = typeof result.status === 'number' && result.status > 0 ? `the receiver answered ${result.status}` : 'the receiver was not reached';
       const error = typeof result.error === 'string' && result.error !== '' ? `: ${result.error}` : '';
       throw new CliError(`ping failed: ${status}${error}`);
     }
-    if (!json) io.stdout.write(`ping delivered: the receiver answered ${String(result.status)}\n`);
+    if (!json) io.stdout.write(`ping delivered: the receiver answered ${printable(String(result.status))}\n`);
     return 0;
   },
 };

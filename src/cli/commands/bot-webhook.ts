@@ -1,6 +1,6 @@
 import { usageError } from '../cli-error';
 import type { Command } from '../command';
-import { formatFields } from '../format';
+import { formatFields, withoutCredentials } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { requiredSecret } from '../read-input';
@@ -12,7 +12,7 @@ Manage the bot webhook through svc's setup routes (/api/bots/me/webhook), as the
 The bot token is read from SVC_BOT_TOKEN or --token-file, and sent only in the
 Authorization header; it is never accepted on the command line.
 
-  set      register (or replace, or re-enable) the webhook: --url and --secret
+  set      register (or replace, or re-enable) the webhook: --url and --secret-file
   get      print the webhook's state
   delete   remove the webhook; svc drops its queue
 
@@ -20,8 +20,10 @@ Options:
   --base-url <url>       svc's base address (or SVC_BASE_URL)
   --token-file <file>    read the bot token from a file (default: SVC_BOT_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
-  --secret <secret>      set: the webhook secret, 16 to 256 characters, not the bot token
-  --secret-file <file>   set: read the secret from a file
+  --secret-file <file>   set: read the webhook secret (16 to 256 characters, not the bot
+                         token) from a file
+  --secret <secret>      set: the secret on the command line; avoid it for real secrets,
+                         as it stays in shell history and process lists
   --json                 print the state as JSON
   -h, --help             show this help
 
@@ -47,19 +49,19 @@ export const botWebhookCommand: Command = {
     if (positionals.length !== 1) throw usageError('bot-webhook takes one action: set, get or delete (see svc-webhooks bot-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete'] as const, 'the action')!;
     refuseSetOnlyOptions('bot-webhook', action, values);
-    const { client, caller: who } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV);
+    const { client, caller: who } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV, values['allow-insecure-http'] === true);
     const json = values.json === true;
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('bot-webhook set needs --url <https url>');
       const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'] });
       const state = await withProgress(io, 'setting the bot webhook', () => client.setBotWebhook({ url: values.url!, secret }));
-      io.stdout.write(json ? `${JSON.stringify(state, null, 2)}\n` : `bot webhook set${who}:\n${formatFields(state)}`);
+      io.stdout.write(json ? `${JSON.stringify(withoutCredentials(state), null, 2)}\n` : `bot webhook set${who}:\n${formatFields(state)}`);
       return 0;
     }
     if (action === 'get') {
       const state = await withProgress(io, 'reading the bot webhook', () => client.getBotWebhook());
-      if (json) io.stdout.write(`${JSON.stringify(state, null, 2)}\n`);
+      if (json) io.stdout.write(`${JSON.stringify(withoutCredentials(state), null, 2)}\n`);
       else io.stdout.write(state === null ? `no bot webhook is set${who}\n` : `bot webhook${who}:\n${formatFields(state)}`);
       return 0;
     }

@@ -2,7 +2,7 @@ import { webhookSecretProblem } from '../../client/webhook-secret';
 import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
-import { formatDuration } from '../format';
+import { formatDuration, printable } from '../format';
 import { loadDelivery, type Delivery } from '../load-delivery';
 import { oneOf, parseOptions, positiveNumber } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome } from '../post-delivery';
@@ -23,8 +23,9 @@ A .json file is sent byte for byte (use --fresh to give it a new id).
 
 Options:
   --url <url>            where to POST (http://127.0.0.1:3000/webhooks/board)
-  --secret <secret>      the webhook secret (or --secret-file, or SVC_WEBHOOK_SECRET)
-  --secret-file <file>   read the secret from a file
+  --secret-file <file>   read the webhook secret from a file (or set SVC_WEBHOOK_SECRET)
+  --secret <secret>      the webhook secret on the command line: only for development
+                         secrets, as it stays in shell history and process lists
   --webhook board|bot    which webhook a file is for (read from the body by default)
   --fresh                give a file's event a new id (and a bot update createdAt = now)
   --retry                on failure, retry on svc's schedule: 1, 2, 4 ... min,
@@ -40,7 +41,8 @@ Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage erro
 Examples:
   npx svc-webhooks send task.created --url http://127.0.0.1:3000/webhooks/board --secret dev-board-webhook-secret-change-me
   npx svc-webhooks send messageCreate.command --url http://127.0.0.1:3000/webhooks/bot --secret dev-bot-webhook-secret-change-me
-  npx svc-webhooks send ./captured.json --url https://staging.example.com/webhooks/board --retry --fast 600
+  SVC_WEBHOOK_SECRET="$(cat board-secret.txt)" npx svc-webhooks send ./captured.json \\
+    --url https://staging.example.com/webhooks/board --retry --fast 600
 `;
 
 function describeOutcome(outcome: AttemptOutcome): string {
@@ -78,7 +80,7 @@ async function deliver(io: CliIo, url: string, delivery: Delivery, secret: strin
     last = await postDelivery(io, url, delivery, secret, timeoutMs).finally(stop);
     // Where the attempt sits on svc's schedule, whatever --fast does to the real waits.
     const label = retry ? `attempt ${attempt}/${total} (+${svcTime === 0 ? '0' : formatDuration(svcTime)})` : 'attempt 1';
-    io.stdout.write(`${label}: ${describeOutcome(last)}\n`);
+    io.stdout.write(`${label}: ${printable(describeOutcome(last))}\n`);
     if (last.message !== undefined) io.stdout.write(`  the receiver says: ${last.message}\n`);
     if (last.ok) {
       io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}\n`);

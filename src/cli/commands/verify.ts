@@ -3,7 +3,7 @@ import type { Command } from '../command';
 import { diagnoseSignature } from '../diagnose-signature';
 import { oneOf, parseOptions, positiveNumber } from '../parse-options';
 import { readCapturedHeaders } from '../read-capture';
-import { readInputFile } from '../read-input';
+import { held, readInputFile } from '../read-input';
 
 const help = `Usage: svc-webhooks verify --body <file> (--headers <file> | -H 'Name: value' ...) --secret <secret> [options]
 
@@ -15,9 +15,10 @@ Options:
   --headers <file>       the request headers: "Name: value" lines (a request line is
                          skipped) or a JSON object
   -H, --header <line>    a header, "Name: value"; repeatable
-  --secret <secret>      the webhook secret (or SVC_WEBHOOK_SECRET); repeat it to try
-                         several, e.g. during a rotation
-  --secret-file <file>   read the secret from a file
+  --secret-file <file>   read the webhook secret from a file (or set SVC_WEBHOOK_SECRET)
+  --secret <secret>      the secret on the command line (repeat it to try several, e.g.
+                         during a rotation): only for development secrets, as it stays
+                         in shell history and process lists
   --webhook board|bot    the webhook (read from the signature scheme by default)
   --now <unix seconds>   judge the timestamp as of this time, e.g. when it arrived
   --tolerance <seconds>  allowed timestamp distance (default 300)
@@ -28,7 +29,7 @@ Reasons: signature_missing, signature_duplicated, signature_malformed, timestamp
 timestamp_malformed, timestamp_out_of_tolerance, secret_invalid, body_changed, wrong_secret.
 
 Example:
-  npx svc-webhooks verify --headers headers.txt --body body.json --secret "$SVC_WEBHOOK_SECRET"
+  npx svc-webhooks verify --headers headers.txt --body body.json --secret-file secret.txt
 `;
 
 const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -58,7 +59,8 @@ export const verifyCommand: Command = {
     const secrets = [...(values.secret ?? [])];
     if (values['secret-file'] !== undefined) secrets.push(readInputFile(io, values['secret-file'], 'secret file').toString('utf8').replace(/\r?\n$/, ''));
     if (secrets.length === 0 && io.env.SVC_WEBHOOK_SECRET) secrets.push(io.env.SVC_WEBHOOK_SECRET);
-    if (secrets.length === 0) throw usageError('the webhook secret is required: pass --secret or --secret-file, or set SVC_WEBHOOK_SECRET');
+    if (secrets.length === 0) throw usageError('the webhook secret is required: pass --secret-file or --secret, or set SVC_WEBHOOK_SECRET');
+    for (const secret of secrets) held(io, secret);
     const now = values.now === undefined ? Math.floor(Date.now() / 1000) : positiveNumber(values.now, '--now')!;
     const tolerance = positiveNumber(values.tolerance, '--tolerance') ?? DEFAULT_TOLERANCE_SECONDS;
     const headersText = values.headers === undefined ? undefined : readInputFile(io, values.headers, 'headers file').toString('utf8');

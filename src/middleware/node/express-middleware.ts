@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { normalisePath } from '../options';
-import type { Outcome } from '../receive/receiver';
+import { requestPathname, type PathPattern } from '../../internal/path-pattern';
+import { attachReceiver, type WebhookReceiver } from '../webhook-receiver';
+import { NODE_REQUEST, sendOutcome } from './node-request';
 
 /**
  * An Express middleware, which is also a plain node:http handler when `next` answers 404.
@@ -16,33 +17,27 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?
  * (`app.post('/x', mw)`). Express leaves `req.route` set after an earlier route called next(),
  * so the route counts only if this very middleware is in its stack.
  */
-export function isDeliveryRequest(req: IncomingMessage, path: string, self: Middleware): boolean {
+export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
   if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
-  const url = r.originalUrl ?? req.url ?? '';
-  const query = url.indexOf('?');
-  return normalisePath(query === -1 ? url : url.slice(0, query)) === path;
+  return pattern.match(requestPathname(r)) !== undefined;
 }
 
-export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
-  if (res.headersSent) return;
-  res.statusCode = outcome.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
-  if (outcome.retryAfter !== undefined) res.setHeader('Retry-After', String(outcome.retryAfter));
-  if (outcome.closeConnection) res.setHeader('Connection', 'close');
-  res.end(outcome.body);
-}
-
-export function httpMiddleware(name: string, path: string, receive: (req: IncomingMessage) => Promise<Outcome>): Middleware {
+/**
+ * The Express adapter: deliveries go to the receiver, every other request to `next()`. The
+ * middleware is the webhook object: the other adapters find its receiver through it.
+ */
+export function expressMiddleware(name: string, receiver: WebhookReceiver): Middleware {
+  const { pattern } = receiver;
   const middleware: Middleware = (req, res, next) => {
-    if (!isDeliveryRequest(req, path, middleware)) {
+    if (!isDeliveryRequest(req, pattern, middleware)) {
       next();
       return;
     }
-    receive(req).then((outcome) => sendOutcome(res, outcome), next);
+    receiver.receive(req, NODE_REQUEST).then((outcome) => sendOutcome(res, outcome), next);
   };
   Object.defineProperty(middleware, 'name', { value: name });
+  attachReceiver(middleware, receiver);
   return middleware;
 }

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SvcWebhookError } from '../errors';
+import { safeError } from '../internal/safe-error';
+import { storeRefusal } from '../receive/handler-failure';
+import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+import { isConnectionFailure, withTimeout } from './postgres-failure';
+import type { SqlClient, SqlResult } from './sql-client';
+import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
+
+/** A connection lent by a pool (a node-postgres `PoolClient`). */
+export interface PooledSqlClient extends SqlClient {
+  /** Gives it back; `true` (or an error) discards it instead. */
+  release(destroy?: boolean | Error): void;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  off?(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** The part of a node-postgres `Pool` the store uses. Any pool with these methods works. */
+export interface PostgresPool {
+  connect(): Promise<PooledSqlClient>;
+  end?(): Promise<void>;
+}
+
+export interface PostgresStoreOptions {
+  /** A node-postgres `Pool`. The store does not close it; give it an `error` listener (pg requires one for idle clients). */
+  pool?: PostgresPool;
+  /** A connection string (`postgres://user@host/db`): the store creates a pool tuned to fail fast, and closes it on `close()`. */
+  connectionString?: string;
+  /** The table made by the migration (`svc-webhooks postgres migrate`): `name` or `schema.name`. Default `svc_webhook_deliveries`. */
+  table?: string;
+  /** How long handled ids are kept, in ms. Default: one day plus an hour. */
+  retentionMs?: number;
+  /** Longest wait for a connection plus one store statement, in ms; past it the delivery fails closed (503). Default 1000. */
+  commandTimeoutMs?: number;
+  /** How often expired rows are deleted, in ms (in small batches that skip rows in use). Default 10 minutes. */
+  pruneIntervalMs?: number;
+  /** Where failed prunes are reported. */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+/** A parameterised statement, in node-postgres's QueryConfig shape: `client.query(statement)` runs it. */
+export interface DoneMarkStatement {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+const DONE: ClaimResult = Object.freeze({ state: 'done' });
+const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
+const PRUNE_BATCH = 1000;
+const UNDEFINED_TABLE = '42P01';
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A de-dup store in PostgreSQL, shared by every receiver that uses the same table. Beside the
+ * claim, commit and release of every store, it runs a handler's database work in a transaction
+ * that records the delivery as done before it commits (`ctx.transaction`), so that work happens
+ * exactly once even when the process dies at any point.
+ */
+export class PostgresStore implements DeliveryStore {
+  readonly retentionMs: number;
+  /** The quoted table name, as the statements use it. */
+  readonly table: string;
+  private readonly pool: PostgresPool;
+  private readonly ownsPool: boolean;
+  private readonly timeoutMs: number;
+  private readonly sql: Statements;
+  private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private pruning: Promise<number> | undefined;
+  // Deliveries whose transaction recorded them as done: the receiver's commit that follows has
+  // nothing left to write.
+  private readonly markedInTransaction = new Set<string>();
+
+  constructor(options: PostgresStoreOptions) {
+    if (typeof options !== 'object' || options === null || (options.pool === undefined) === (options.connectionString === undefined)) {
+      throw new TypeError('svc-webhooks: postgresStore needs exactly one of `pool` or `connectionString`');
+    }
+    this.timeoutMs = timer(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
+    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
+    const pruneIntervalMs = timer(options.pruneIntervalMs ?? 10 * 60_000, 'pruneIntervalMs');
+    const table = options.table ?? DEFAULT_TABLE;
+    this.table = quoteTable(table);
+    this.sql = statements(table);
+    this.logger = options.logger;
+    this.ownsPool = options.pool === undefined;
+    this.pool = options.pool ?? createPool(options.connectionString!, this.timeoutMs);
+    this.pruneTimer = setInterval(() => void this.pruneQuietly(), pruneIntervalMs);
+    this.pruneTimer.unref();
+  }
+
+  async claim(id: string, leaseMs: number): Promise<ClaimResult> {
+    const token = randomUUID();
+    const { rows } = await this.statement('claim', this.sql.claim, [rowKey(id), token, Math.ceil(leaseMs)]);
+    const row = rows[0] as { claimed: boolean; done: boolean } | undefined;
+    if (row?.claimed === true) return { state: 'claimed', token };
+    return row?.done === true ? DONE : BUSY;
+  }
+
+  /** Records the delivery as done unless another attempt holds it now; nothing to do after `transaction` did it. */
+  async commit(id: string, token: string): Promise<void> {
+    const key = rowKey(id);
+    if (this.markedInTransaction.delete(markKey(key, token))) return;
+    await this.statement('commit', this.sql.commit, [key, token, Math.ceil(this.retentionMs)]);
+  }
+
+  async release(id: string, token: string): Promise<void> {
+    const key = rowKey(id);
+    // After a transaction that committed, the row is done and holds no token: nothing to release.
+    if (this.markedInTransaction.delete(markKey(key, token))) return;
+    await this.statement('release', this.sql.release, [key, token]);
+  }
+
+  async extend(id: string, token: string, leaseMs: number): Promise<void> {
+    await this.statement('extend', this.sql.extend, [rowKey(id), token, Math.ceil(leaseMs)]);
+  }
+
+  /**
+   * Runs `work` in a transaction on the store's pool and records the delivery as done in that same
+   * transaction, just before COMMIT: the work and the record persist together or not at all. The
+   * record is token-checked: when this attempt's claim lapsed and another attempt took the delivery,
+   * the transaction is rolled back and the call fails with `delivery_in_progress`. A database that
+   * cannot be reached fails it with `store_unavailable`; whatever `work` throws is thrown as is.
+   */
+  async transaction<T>(id: string, token: string, work: (client: SqlClient) => T | PromiseLike<T>): Promise<T> {
+    const key = rowKey(id);
+    const client = await this.connect(performance.now() + this.timeoutMs).catch((err: unknown) => {
+      throw translate(err);
+    });
+    let destroy = false;
+    try {
+      await this.timed(client.query('BEGIN'), 'BEGIN');
+      const result = await work(client);
+      await this.timed(client.query(this.sql.mark, [key, token, Math.ceil(this.retentionMs)]), 'done mark');
+      await this.timed(client.query('COMMIT'), 'COMMIT');
+      this.markedInTransaction.add(markKey(key, token));
+      return result;
+    } catch (err) {
+      // A connection that failed or timed out is discarded; the server rolls back what it held.
+      destroy = isConnectionFailure(err);
+      if (!destroy) destroy = await this.timed(client.query('ROLLBACK'), 'ROLLBACK').then(() => false, () => true);
+      throw translate(err);
+    } finally {
+      giveBack(client, destroy);
+    }
+  }
+
+  /**
+   * The statement that records a delivery as done inside a transaction of your own (the recipe for
+   * Prisma, Drizzle or Kysely); it fails, rolling that transaction back, when the claim was lost.
+   */
+  doneMark(id: string, token: string): DoneMarkStatement {
+    return { text: this.sql.mark, values: [rowKey(id), token, Math.ceil(this.retentionMs)] };
+  }
+
+  /**
+   * Deletes the rows whose lease or retention ended, in batches of 1000 that skip rows a delivery
+   * has locked. Runs every `pruneIntervalMs` by itself; resolves to the number of rows deleted.
+   */
+  prune(): Promise<number> {
+    this.pruning ??= this.pruneBatches().finally(() => {
+      this.pruning = undefined;
+    });
+    return this.pruning;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pruneTimer);
+    this.markedInTransaction.clear();
+    if (this.ownsPool) await this.pool.end?.();
+  }
+
+  private async pruneBatches(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const { rowCount } = await this.statement('prune', this.sql.prune, [PRUNE_BATCH]);
+      total += rowCount ?? 0;
+      if ((rowCount ?? 0) < PRUNE_BATCH) return total;
+      // Let deliveries through between batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private async pruneQuietly(): Promise<void> {
+    try {
+      await this.prune();
+    } catch (err) {
+      this.logger?.warn({ err: safeError(err) }, 'could not prune expired delivery ids from the postgres store; will try again');
+    }
+  }
+
+  /** One statement on a pooled connection, connection wait included, within the command timeout. */
+  private async statement(what: string, text: string, values: unknown[]): Promise<SqlResult> {
+    const deadline = performance.now() + this.timeoutMs;
+    const client = await this.connect(deadline);
+    let destroy = false;
+    try {
+      return await withTimeout(client.query(text, values), Math.max(1, deadline - performance.now()), what);
+    } catch (err) {
+      destroy = isConnectionFailure(err);
+      throw explain(err, this.table);
+    } finally {
+      giveBack(client, destroy);
+    }
+  }
+
+  private async connect(deadline: number): Promise<PooledSqlClient> {
+    // A connection that arrives after its caller gave up goes straight back to the pool.
+    const client = await withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
+    // A checked-out client whose server goes away emits 'error'; unheard, it would end the process.
+    // The statement or transaction using it fails on its own.
+    client.on?.('error', ignore);
+    return client;
+  }
+
+  private timed<T>(work: Promise<T>, what: string): Promise<T> {
+    return withTimeout(work, this.timeoutMs, what);
+  }
+}
+
+function markKey(key: string, token: string): string {
+  return `${key}\0${token}`;
+}
+
+function ignore(): void {}
+
+function giveBack(client: PooledSqlClient, destroy: boolean): void {
+  client.off?.('error', ignore);
+  try {
+    client.release(destroy);
+  } catch {
+    // Already released (a handler gave its transaction client back itself).
+  }
+}
+
+/** The store's own statements: a missing table is a setup step left out, said plainly. */
+function explain(err: unknown, table: string): unknown {
+  if ((err as { code?: unknown } | null)?.code !== UNDEFINED_TABLE) return err;
+  return new Error(`svc-webhooks: the table ${table} does not exist; apply the migration first (npx svc-webhooks postgres migrate)`, { cause: err });
+}
+
+/** A transaction's failure as the receiver should answer it. */
+function translate(err: unknown): unknown {
+  if (isConnectionFailure(err)) {
+    return storeRefusal(new SvcWebhookError('store_unavailable', 'the de-duplication store is unavailable; retry later', { cause: err, retryAfter: 5 }));
+  }
+  const message = (err as { message?: unknown } | null)?.message;
+  if (typeof message === 'string' && message.includes(CLAIM_LOST_MARKER)) {
+    return storeRefusal(new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', { cause: err, retryAfter: 5 }));
+  }
+  return err;
+}
+
+function createPool(connectionString: string, timeoutMs: number): PostgresPool {
+  // An optional peer dependency: only users of `connectionString` need pg installed.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Pool } = require('pg') as typeof import('pg');
+  const pool = new Pool({ connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
+  // An idle connection that the server drops is an error event; the next statement reconnects or fails closed (503).
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be a positive number`);
+  return value;
+}
+
+/** A time a timer waits: longer than node's timers can, it would fire at once (over and over). */
+function timer(value: number, name: string): number {
+  if (positive(value, name) > MAX_TIMER_MS) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be at most ${MAX_TIMER_MS} ms`);
+  return value;
+}
+
+/** The PostgreSQL de-dup store: `store: postgresStore({ connectionString: process.env.DATABASE_URL })`. */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  return new PostgresStore(options);
+}

@@ -1,0 +1,52 @@
+import type { RequestFacts } from '../receive/request-access';
+import { headerValues } from '../internal/headers';
+
+/** What the inbox keeps of one delivery: enough to run its handlers later, and to show it as a dead letter. */
+export interface InboxJob {
+  readonly webhook: 'board' | 'bot';
+  /** The canonical delivery id. */
+  readonly deliveryId: string;
+  /** The board event type or the bot event kind. */
+  readonly kind: string;
+  /** The verified raw body (UTF-8: the receiver refuses anything else), re-parsed by the worker. */
+  readonly body: string;
+  /** The delivery headers that matter, as sent; never the signature. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** When the request arrived, in ms since the epoch. */
+  readonly receivedAt: number;
+  /** Board only: the verified X-Svc-Timestamp, in seconds. */
+  readonly timestamp?: number;
+  /** Board events with a sequence, when board order is on: the board whose sequence this event takes its place in. */
+  readonly board?: string;
+  readonly sequence?: number;
+  /** Whether this event waits for its turn (an ordered kind); other kinds only mark their sequence as passed. */
+  readonly ordered?: boolean;
+  /** With a secret resolver: the board or bot whose secret verified the delivery (its handlers' logger drops that secret). */
+  readonly verifiedBy?: string;
+}
+
+/** The headers a worker needs to rebuild the delivery (the protocols compare them with the body). */
+const KEPT_HEADERS = ['content-type', 'x-svc-delivery', 'x-svc-event', 'x-svc-timestamp', 'user-agent'] as const;
+
+export function keptHeaders(req: RequestFacts): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const values = headerValues(req, name);
+    // The receiver refused repeated delivery headers; a repeated other one is kept as Node joins it.
+    if (values.length > 0) kept[name] = values.join(', ');
+  }
+  return kept;
+}
+
+/**
+ * The BullMQ job id of a delivery: one job per canonical delivery id, so a repeat or a race never
+ * makes a second job. BullMQ refuses ids with ":" and integer-like ids; the escape keeps the map
+ * one-to-one and readable (`d-` then the id, with "%" and ":" percent-encoded).
+ */
+export function jobIdOf(deliveryId: string): string {
+  return `d-${deliveryId.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
+}
+
+export function deliveryIdOf(jobId: string): string {
+  return jobId.slice(2).replace(/%3A/g, ':').replace(/%25/g, '%');
+}

@@ -1,0 +1,68 @@
+import type { RequestFacts } from '../receive/request-access';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { SvcWebhookError } from '../errors';
+import type { Handoff } from '../receive/receiver';
+import type { Delivery } from '../receive/protocol';
+import { jobIdOf, type InboxJob } from './inbox-job';
+import type { InboxSettings } from './inbox-options';
+import { inboxConnection } from './redis-connection';
+import type { WebhookJobs } from './webhook-jobs';
+
+/** The BullMQ options every inbox job carries: retries in the window, dead letters kept until dropped. */
+export function jobOptions(inbox: InboxSettings, deliveryId: string) {
+  return {
+    jobId: jobIdOf(deliveryId),
+    attempts: inbox.attempts,
+    backoff: { type: 'inbox' },
+    // Kept so that a repeat enqueued after a receiver crash finds its job instead of making another.
+    removeOnComplete: { age: Math.ceil(inbox.keepProcessedMs / 1000) },
+    removeOnFail: false,
+  };
+}
+
+/** The receiving side of the inbox: one BullMQ queue per webhook, opened on the first delivery. */
+export class InboxProducer<S, D extends Delivery> {
+  private queue: Queue<InboxJob> | undefined;
+  private connection: Redis | undefined;
+
+  constructor(
+    private readonly inbox: InboxSettings,
+    private readonly webhook: 'board' | 'bot',
+    private readonly jobs: WebhookJobs<S, D>,
+  ) {}
+
+  /** The receiver's seam: stores the delivery durably, or refuses it with 503 so that svc retries it. */
+  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number) => {
+    const job = this.jobs.jobOf(delivery, body, req, receivedAt);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`redis did not take the delivery within ${this.inbox.enqueueTimeoutMs} ms`)), this.inbox.enqueueTimeoutMs);
+    });
+    try {
+      await Promise.race([this.open().add(job.kind, job, jobOptions(this.inbox, job.deliveryId)), timeout]);
+    } catch (err) {
+      throw new SvcWebhookError('inbox_unavailable', 'the inbox is unavailable; retry later', { cause: err, retryAfter: 5 });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  async close(): Promise<void> {
+    const { queue, connection } = this;
+    this.queue = undefined;
+    this.connection = undefined;
+    await queue?.close().catch(() => undefined);
+    await connection?.quit().catch(() => connection.disconnect());
+  }
+
+  private open(): Queue<InboxJob> {
+    if (this.queue !== undefined) return this.queue;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
+    this.connection = inboxConnection(this.inbox.url, 'producer');
+    this.queue = new BullQueue<InboxJob>(this.webhook, { connection: this.connection, prefix: this.inbox.prefix });
+    this.queue.on('error', () => undefined);
+    return this.queue;
+  }
+}

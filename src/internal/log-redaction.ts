@@ -1,0 +1,110 @@
+import { stdSerializers } from 'pino';
+import { redactSecrets } from '../client/redact-secrets';
+
+/**
+ * What the library's logger (and each handler's `ctx.log`) drops from every line, at any depth:
+ * fields named like credentials, in any case; the value after such a header name in a raw header
+ * list; any string holding a configured secret, a signature (`v1=`/`sha256=` and 64 hex digits) or
+ * an svc token. Message strings and the bindings of child loggers a handler makes itself are not
+ * scanned: log values as fields.
+ */
+export const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password']);
+const SIGNATURE = /\b(sha256|v1)=[0-9a-fA-F]{64}\b/g;
+const TOKEN_PREFIX = /svc_(bot|os|oc|oa|or|client)_/;
+export const REDACTED = '[Redacted]';
+const MAX_DEPTH = 10;
+
+export interface RedactingOptions {
+  formatters: { log(object: object): object; bindings(bindings: object): object };
+  serializers: { err(value: unknown): unknown };
+}
+
+/**
+ * pino child-logger options that scrub each line; `secrets` are the configured secret values (16+
+ * characters). An error under `err` is left to the error serializer (which keeps its type and stack)
+ * and scrubbed after it.
+ */
+export function redactingLogOptions(secrets: readonly string[]): RedactingOptions {
+  const scrub = scrubber(secrets.filter((s) => s.length >= 16));
+  return {
+    formatters: {
+      log(object) {
+        const err = (object as { err?: unknown }).err;
+        if (!(err instanceof Error)) return scrub(object, 0) as object;
+        return { ...(scrub({ ...object, err: undefined }, 0) as object), err };
+      },
+      bindings: (bindings) => scrub(bindings, 0) as object,
+    },
+    // The standard serializer's result has a prototype of its own; its fields are copied to be scrubbed.
+    serializers: { err: (value) => scrub(value instanceof Error ? { ...stdSerializers.err(value) } : value, 0) },
+  };
+}
+
+function scrubber(secrets: readonly string[]): (value: unknown, depth: number) => unknown {
+  const text = (value: string): string => {
+    let out = value;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    if (out.includes('=')) out = out.replace(SIGNATURE, `$1=${REDACTED}`);
+    if (out.includes('svc_') && TOKEN_PREFIX.test(out)) out = redactSecrets(out);
+    return out;
+  };
+  const scrub = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return text(value);
+    if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return value;
+    if (Array.isArray(value)) return scrubArray(value, depth);
+    if (value instanceof Error) return scrubError(value, depth);
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) {
+      // A request logged whole (ctx.req): its method, url and headers, as pino's request serializer shows them.
+      const req = value as { headers?: unknown; method?: unknown; url?: unknown; rawHeaders?: unknown };
+      if (typeof req.headers === 'object' && req.headers !== null && Array.isArray(req.rawHeaders)) {
+        return { method: req.method, url: scrub(req.url, depth + 1), headers: scrub({ ...(req.headers as object) }, depth + 1) };
+      }
+      return value;
+    }
+    // Copied only once something in it changes: most lines hold nothing to drop.
+    const source = value as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    const keys = Object.keys(source);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const item = source[key];
+      const next = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
+      if (next === item && out === undefined) continue;
+      if (out === undefined) {
+        out = {};
+        for (let j = 0; j < i; j++) out[keys[j]!] = source[keys[j]!];
+      }
+      out[key] = next;
+    }
+    return out ?? value;
+  };
+  const scrubArray = (list: readonly unknown[], depth: number): readonly unknown[] => {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      // A raw header list: [name, value, name, value, ...]
+      const previous = i > 0 ? list[i - 1] : undefined;
+      const next = typeof previous === 'string' && i % 2 === 1 && SENSITIVE_KEYS.has(previous.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
+      if (next === item && out === undefined) continue;
+      out ??= list.slice(0, i);
+      out[i] = next;
+    }
+    return out ?? list;
+  };
+  const scrubError = (err: Error, depth: number): Record<string, unknown> => {
+    let out: Record<string, unknown>;
+    try {
+      out = { type: err.name, message: text(String(err.message)) };
+      if (typeof err.stack === 'string') out.stack = text(err.stack);
+      for (const key of Object.keys(err)) {
+        if (key !== 'cause') out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1);
+      }
+      if (err.cause !== undefined) out.cause = scrub(err.cause, depth + 1);
+    } catch {
+      out = { type: 'Error', message: 'the error could not be read' };
+    }
+    return out;
+  };
+  return scrub;
+}

@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+import type { Outcome } from '../../receive/receiver';
+import type { WebhookMiddlewareBase } from '../common-methods';
+import { receiverOf } from '../webhook-receiver';
+import { NODE_REQUEST } from './node-request';
+
+/** The parts of a Fastify instance the plugin uses (Fastify 4 and 5). */
+export interface FastifyInstanceLike {
+  removeAllContentTypeParsers(): unknown;
+  addContentTypeParser(type: string, parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void): unknown;
+  post(path: string, handler: (request: { readonly raw: IncomingMessage }, reply: FastifyReplyLike) => Promise<unknown>): unknown;
+}
+
+export interface FastifyReplyLike {
+  code(status: number): FastifyReplyLike;
+  header(name: string, value: string): FastifyReplyLike;
+  send(body: string): FastifyReplyLike;
+}
+
+export interface FastifyWebhookOptions {
+  /** The route's path; default the webhook's `path`. */
+  path?: string;
+}
+
+/** A Fastify plugin: `fastify.register(fastifyWebhook(board))`. */
+export type FastifyWebhookPlugin = (instance: FastifyInstanceLike, options: unknown, done: (err?: Error) => void) => void;
+
+/**
+ * A webhook as a Fastify plugin: one POST route at the webhook's path. Inside the plugin's own
+ * context (Fastify encapsulates it, so the app's other routes keep their parsers) no body parser
+ * runs: the route hands the untouched request stream to the pipeline, which reads the exact bytes
+ * within `limit`. The answers are the Express mount's.
+ */
+export function fastifyWebhook(webhook: WebhookMiddlewareBase<never>, options: FastifyWebhookOptions = {}): FastifyWebhookPlugin {
+  const receiver = receiverOf(webhook, 'fastifyWebhook');
+  const path = options.path ?? receiver.path;
+  return function svcFastifyWebhook(instance, _options, done) {
+    instance.removeAllContentTypeParsers();
+    // Every media type reaches the route untouched: the pipeline answers 415 itself.
+    instance.addContentTypeParser('*', (_request, _payload, parsed) => parsed(null));
+    instance.post(path, async (request, reply) => {
+      const outcome = await receiver.receive(request.raw, NODE_REQUEST);
+      return sendReply(reply, outcome);
+    });
+    done();
+  };
+}
+
+function sendReply(reply: FastifyReplyLike, outcome: Outcome): FastifyReplyLike {
+  reply.code(outcome.status).header('content-type', 'application/json; charset=utf-8');
+  if (outcome.retryAfter !== undefined) reply.header('retry-after', String(outcome.retryAfter));
+  if (outcome.closeConnection) reply.header('connection', 'close');
+  return reply.send(outcome.body);
+}

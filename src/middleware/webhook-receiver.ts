@@ -1,0 +1,24 @@
+import type { PathPattern } from '../internal/path-pattern';
+import type { Outcome } from '../receive/receiver';
+import type { RequestAccess } from '../receive/request-access';
+
+/** What an adapter needs of a webhook: the pipeline that answers a request, and the path it owns. */
+export interface WebhookReceiver {
+  receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome>;
+  readonly path: string;
+  readonly pattern: PathPattern;
+}
+
+// Kept apart from the public object, so a webhook's methods stay exactly the documented ones.
+const receivers = new WeakMap<object, WebhookReceiver>();
+
+export function attachReceiver(webhook: object, receiver: WebhookReceiver): void {
+  receivers.set(webhook, receiver);
+}
+
+/** The receiver of a webhook made by svcBoardWebhook or svcBotWebhook; a TypeError for anything else. */
+export function receiverOf(webhook: unknown, adapter: string): WebhookReceiver {
+  const found = typeof webhook === 'function' || (typeof webhook === 'object' && webhook !== null) ? receivers.get(webhook) : undefined;
+  if (found === undefined) throw new TypeError(`svc-webhooks: ${adapter}() takes a webhook made by svcBoardWebhook() or svcBotWebhook()`);
+  return found;
+}

@@ -1,0 +1,80 @@
+import { SvcWebhookError } from '../errors';
+import { MAX_PATH_ID_LENGTH } from '../internal/path-pattern';
+
+/**
+ * The board a delivery claims, read before it is verified, to pick the one board's secrets to verify
+ * it with. Nothing here is trusted: after the MAC matched, the parsed body must name this same board
+ * (checked again in the board protocol), so no reading of the body can verify as one board and be
+ * handled as another.
+ */
+export interface BoardClaim {
+  readonly boardId: string;
+}
+
+/** Where svc puts `board` (the seventh field of a compact event); a whole parse is the fallback. */
+const SCAN_BYTES = 4096;
+const BOARD_KEY = '"board"';
+const BOARD_ID = /^"board"\s*:\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"/;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The top-level `"board":{"id":"…"` in the body's first 4 KB, read without parsing or copying the
+ * (up to 512 KB) body: an unverified claim costs no JSON.parse. The bytes before it are walked to
+ * know that the key is the event's own (outside any string, one object deep). Should the body name
+ * `board` twice at the top, JSON.parse keeps the last one: the parsed event must then name this
+ * same board after verification, or the delivery is refused.
+ */
+export function scannedBoardId(body: Buffer): string | undefined {
+  const end = Math.min(body.length, SCAN_BYTES);
+  let depth = 0;
+  let inString = false;
+  let next = body.indexOf(BOARD_KEY);
+  for (let i = 0; i < end && next !== -1 && next < end; i++) {
+    // An occurrence skipped over as an escaped character is passed: look for the next one.
+    if (next < i) {
+      next = body.indexOf(BOARD_KEY, i);
+      if (next === -1 || next >= end) break;
+    }
+    if (i === next) {
+      if (!inString && depth === 1) return BOARD_ID.exec(body.toString('latin1', i, Math.min(body.length, i + 256)))?.[1];
+      next = body.indexOf(BOARD_KEY, i + 1);
+    }
+    const byte = body[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return undefined;
+}
+
+/** `board.id` of the unverified body, or undefined when the body is not JSON or names no board. */
+export function bodyBoardId(body: Buffer): string | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const board = typeof payload === 'object' && payload !== null ? (payload as { board?: unknown }).board : undefined;
+  const id = typeof board === 'object' && board !== null ? (board as { id?: unknown }).id : undefined;
+  return typeof id === 'string' && id !== '' && id.length <= MAX_PATH_ID_LENGTH ? id : undefined;
+}
+
+/**
+ * The claimed board: from the body's `board.id`, and from the path when the path names one. When
+ * both name a board they must be the same one.
+ */
+export function claimedBoard(body: Buffer, fromPath: string | undefined): BoardClaim {
+  const scanned = scannedBoardId(body);
+  const fromBody = scanned ?? bodyBoardId(body);
+  if (fromBody !== undefined && fromPath !== undefined && fromBody !== fromPath) {
+    throw new SvcWebhookError('board_id_mismatch', 'the board in the path and the board in the body differ');
+  }
+  const boardId = fromBody ?? fromPath;
+  if (boardId === undefined) throw new SvcWebhookError('board_id_missing', 'the body names no board (`board.id`), so there is no secret to verify it with');
+  return { boardId };
+}

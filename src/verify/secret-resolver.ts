@@ -1,0 +1,195 @@
+import type { KeyObject } from 'node:crypto';
+import type { Logger } from 'pino';
+import { SvcWebhookError } from '../errors';
+import { optionNumber } from '../internal/option-number';
+import { safeError } from '../internal/safe-error';
+import { isThenable } from '../internal/thenable';
+import { secretKeys } from './secret-keys';
+
+/** What a resolver may answer: the secret, several (a rotation of that one board or bot), or undefined for one it does not know. */
+export type SecretAnswer = string | readonly string[] | undefined | null;
+
+/** The board webhook's resolver gets the board the delivery claims (unverified until the MAC matches). */
+export interface BoardSecretClaim {
+  readonly boardId: string;
+}
+
+/** The bot webhook's resolver gets the bot named by the request path (`:botId`). */
+export interface BotSecretClaim {
+  readonly botId: string;
+}
+
+export type SecretResolver<C> = (claim: C) => SecretAnswer | PromiseLike<SecretAnswer>;
+
+export interface SecretLookupOptions {
+  /** How long a known board's (or bot's) secrets are kept, in ms. Default 60000. */
+  ttl?: number;
+  /** How long "unknown" is kept, in ms: short, so a board connected just after its first delivery works on the sender's retry (1 min later). Default 10000. */
+  unknownTtl?: number;
+  /** How many known boards (or bots) are kept; the oldest answer is dropped first. Default 10000. Unknown ones are kept apart, at most 1000. */
+  max?: number;
+  /** How long a lookup may take, in ms, before the delivery is answered 503 `secret_unavailable`. Default 5000 (the sender waits 10 s). */
+  timeout?: number;
+}
+
+interface Entry {
+  /** Undefined: the resolver does not know this id. */
+  readonly keys: readonly KeyObject[] | undefined;
+  /** The secrets themselves, so the handlers' loggers can drop them. */
+  readonly secrets: readonly string[];
+  readonly expires: number;
+}
+
+const MAX_UNKNOWN = 1_000;
+
+/**
+ * The secrets of many boards (or bots), each looked up by its id through the user's resolver, cached,
+ * and looked up once at a time per id: concurrent deliveries for one id share the lookup.
+ */
+export class SecretLookup {
+  private readonly known = new Map<string, Entry>();
+  private readonly unknown = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<Entry>>();
+  /** Bumped by forget(): an answer that was on its way before is not cached. */
+  private epoch = 0;
+  private readonly ttl: number;
+  private readonly unknownTtl: number;
+  private readonly max: number;
+  private readonly timeout: number;
+
+  constructor(
+    private readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>,
+    private readonly what: 'board' | 'bot',
+    options: SecretLookupOptions,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.ttl = optionNumber(options.ttl, 60_000, 'secretLookup.ttl', 0, 24 * 60 * 60_000);
+    this.unknownTtl = optionNumber(options.unknownTtl, 10_000, 'secretLookup.unknownTtl', 0, 60_000);
+    this.max = optionNumber(options.max, 10_000, 'secretLookup.max', 1, 10_000_000);
+    this.timeout = optionNumber(options.timeout, 5_000, 'secretLookup.timeout', 1, 9_000);
+  }
+
+  /**
+   * The HMAC keys of `id`: at once when cached, else a promise. Throws (or rejects) `unknown_board`
+   * / `unknown_bot` when the resolver does not know it, `secret_unavailable` when it failed.
+   */
+  keysFor(id: string): readonly KeyObject[] | Promise<readonly KeyObject[]> {
+    const cached = this.cached(id);
+    if (cached !== undefined) return keysOf(cached, this.what);
+    let lookup = this.pending.get(id);
+    if (lookup === undefined) {
+      lookup = this.lookup(id);
+      this.pending.set(id, lookup);
+    }
+    return lookup.then((entry) => keysOf(entry, this.what));
+  }
+
+  /** The secrets of `id` as last looked up, while they are cached. */
+  secretsOf(id: string): readonly string[] {
+    return this.known.get(id)?.secrets ?? [];
+  }
+
+  /** Drops what is known of `id` (after a rotation or a disconnect): the next delivery looks it up again. */
+  forget(id: string): void {
+    this.epoch++;
+    this.known.delete(id);
+    this.unknown.delete(id);
+    this.pending.delete(id);
+  }
+
+  private withoutSecrets(err: Error): Record<string, unknown> {
+    return { type: err.name, message: this.scrub(String(err.message)), stack: this.scrub(String(err.stack ?? '')) };
+  }
+
+  private scrub(text: string): string {
+    let out = text;
+    for (const entry of this.known.values()) for (const secret of entry.secrets) if (out.includes(secret)) out = out.split(secret).join('[Redacted]');
+    return out;
+  }
+
+  private cached(id: string): Entry | undefined {
+    const entry = this.known.get(id) ?? this.unknown.get(id);
+    if (entry === undefined) return undefined;
+    if (entry.expires > this.now()) return entry;
+    this.known.delete(id);
+    this.unknown.delete(id);
+    return undefined;
+  }
+
+  private lookup(id: string): Promise<Entry> {
+    const epoch = this.epoch;
+    let timer: NodeJS.Timeout | undefined;
+    const answer = new Promise<SecretAnswer>((resolve, reject) => {
+      timer = setTimeout(() => reject(new LookupTimeout()), this.timeout);
+      timer.unref?.();
+      try {
+        const value = this.resolve(id);
+        if (isThenable<SecretAnswer>(value)) value.then(resolve, reject);
+        else resolve(value);
+      } catch (err) {
+        reject(err);
+      }
+    });
+    const done = answer
+      .then((value) => {
+        const entry = this.entry(id, value);
+        if (this.epoch === epoch) this.store(id, entry);
+        return entry;
+      })
+      .catch((err: unknown) => {
+        throw this.failed(id, err);
+      });
+    // Settled or timed out, the next delivery may look up afresh (a hung resolver is not waited on forever).
+    void done.then(
+      () => this.settle(id, done, timer),
+      () => this.settle(id, done, timer),
+    );
+    return done;
+  }
+
+  private settle(id: string, lookup: Promise<Entry>, timer: NodeJS.Timeout | undefined): void {
+    clearTimeout(timer);
+    if (this.pending.get(id) === lookup) this.pending.delete(id);
+  }
+
+  private entry(id: string, value: SecretAnswer): Entry {
+    const absent = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
+    if (absent) return { keys: undefined, secrets: [], expires: this.now() + this.unknownTtl };
+    let keys: KeyObject[];
+    try {
+      keys = secretKeys(value);
+    } catch (err) {
+      // The messages of secretKeys name a length, never the secret.
+      throw new InvalidAnswer((err as Error).message);
+    }
+    return { keys, secrets: typeof value === 'string' ? [value] : [...(value as readonly string[])], expires: this.now() + this.ttl };
+  }
+
+  private store(id: string, entry: Entry): void {
+    const [map, max] = entry.keys === undefined ? [this.unknown, MAX_UNKNOWN] : [this.known, this.max];
+    this.known.delete(id);
+    this.unknown.delete(id);
+    map.set(id, entry);
+    if (map.size > max) map.delete(map.keys().next().value!);
+  }
+
+  private failed(id: string, err: unknown): SvcWebhookError {
+    const timedOut = err instanceof LookupTimeout;
+    const why = timedOut ? `did not answer within ${this.timeout} ms` : err instanceof InvalidAnswer ? `answered with something that is not a webhook secret: ${err.message}` : 'threw or rejected';
+    const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
+    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = this.withoutSecrets(safeError(err));
+    this.logger.error(fields, `the secret resolver ${why}; the delivery is answered 503 and svc retries it`);
+    return new SvcWebhookError('secret_unavailable', `the webhook secret of this ${this.what} could not be looked up; retry later`, { retryAfter: 5 });
+  }
+}
+
+function keysOf(entry: Entry, what: 'board' | 'bot'): readonly KeyObject[] {
+  if (entry.keys !== undefined) return entry.keys;
+  throw what === 'board'
+    ? new SvcWebhookError('unknown_board', 'no webhook secret is known for the board this delivery claims')
+    : new SvcWebhookError('unknown_bot', 'no webhook secret is known for the bot of this path');
+}
+
+class LookupTimeout extends Error {}
+class InvalidAnswer extends Error {}

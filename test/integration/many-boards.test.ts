@@ -1,0 +1,362 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import request from 'supertest';
+import { createNodeHandler, svcBoardWebhook, svcBotWebhook, type BoardWebhookOptions } from '../../src';
+import * as secretKeysModule from '../../src/verify/secret-keys';
+import { deferred, expressVersions, memoryLogger, silentLogger } from '../support/apps';
+import { post } from '../support/post';
+import { fixture, signBoard, signBot } from '../support/sign';
+
+const PATH = '/webhooks/board';
+const A = randomUUID();
+const B = randomUUID();
+const SECRET_A = 'secret-of-board-a-0123456789abcdef';
+const SECRET_B = 'secret-of-board-b-0123456789abcdef';
+
+function eventFor(boardId: string, type = 'task.created') {
+  const event = fixture('board', type);
+  event.board = { ...event.board, id: boardId };
+  return event;
+}
+
+/** A resolver over a table that a test can change while the receiver runs; it counts its calls. */
+function table(initial: Record<string, string | string[]>) {
+  const secrets = new Map<string, string | string[]>(Object.entries(initial));
+  const calls: string[] = [];
+  const resolver = ({ boardId }: { boardId: string }) => {
+    calls.push(boardId);
+    return secrets.get(boardId);
+  };
+  return { secrets, calls, resolver };
+}
+
+describe.each(expressVersions)('many boards on one receiver, in %s', (_name, expressLib) => {
+  function setup(options: Partial<BoardWebhookOptions> & Pick<BoardWebhookOptions, 'secret'>) {
+    const handled: Array<{ board: string; id: string }> = [];
+    const board = svcBoardWebhook({ logger: silentLogger, ...options }).onAny((event) => void handled.push({ board: event.board?.id, id: event.id }));
+    const app = expressLib();
+    app.use(board);
+    return { board, app, handled };
+  }
+
+  it('accepts each board with its own secret', async () => {
+    const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+    const { app, handled } = setup({ secret: t.resolver });
+    const a = eventFor(A);
+    const b = eventFor(B);
+    await post(app, PATH, signBoard(a, { secret: SECRET_A })).expect(200);
+    await post(app, PATH, signBoard(b, { secret: SECRET_B })).expect(200);
+    expect(handled).toEqual([
+      { board: A, id: a.id },
+      { board: B, id: b.id },
+    ]);
+  });
+
+  it('when an event claims board A but is signed with board B\'s secret -> 401 signature_mismatch, handler not called', async () => {
+    const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+    const { app, handled } = setup({ secret: t.resolver });
+    const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B }));
+    expect([res.status, res.body.code]).toEqual([401, 'signature_mismatch']);
+    expect(handled).toEqual([]);
+  });
+
+  it('when the board is unknown -> 401 unknown_board, and no HMAC is computed', async () => {
+    const t = table({ [A]: SECRET_A });
+    const { app, handled } = setup({ secret: t.resolver });
+    const hmac = jest.spyOn(secretKeysModule, 'hmacSha256');
+    try {
+      const res = await post(app, PATH, signBoard(eventFor(B), { secret: SECRET_A }));
+      expect([res.status, res.body.code]).toEqual([401, 'unknown_board']);
+      expect(hmac).not.toHaveBeenCalled();
+    } finally {
+      hmac.mockRestore();
+    }
+    expect(handled).toEqual([]);
+  });
+
+  it('when the body names no board -> 401 board_id_missing; when it is not JSON, likewise', async () => {
+    const t = table({ [A]: SECRET_A });
+    const { app } = setup({ secret: t.resolver });
+    const event = eventFor(A);
+    delete event.board;
+    const res = await post(app, PATH, signBoard(event, { secret: SECRET_A }));
+    expect([res.status, res.body.code]).toEqual([401, 'board_id_missing']);
+    const notJson = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A, body: '{"board":' }));
+    expect([notJson.status, notJson.body.code]).toEqual([401, 'board_id_missing']);
+    expect(t.calls).toEqual([]);
+  });
+
+  describe('when the body names other boards besides its own (crafted bodies)', () => {
+    function nestedFirst(event: Record<string, any>, earlier: string): string {
+      const { id, type, ...rest } = event;
+      return JSON.stringify({ id, type, extra: { board: { id: earlier } }, note: '\\"board":{"id":"x"}', ...rest });
+    }
+
+    it('a board nested before the event\'s own is not taken for it: its own board\'s secret verifies it', async () => {
+      const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      await post(app, PATH, signBoard(event, { secret: SECRET_A, body: nestedFirst(event, B) })).expect(200);
+      const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B, body: nestedFirst(eventFor(A), B) }));
+      expect([res.status, res.body.code]).toEqual([401, 'signature_mismatch']);
+      expect(handled.map((h) => h.board)).toEqual([A]);
+      expect(t.calls).toEqual([A]);
+    });
+
+    it('a body naming `board` twice at the top, signed for the first -> 401 board_id_mismatch, handler not called', async () => {
+      const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(B);
+      const body = JSON.stringify(event).replace('"board":{', `"board":{"id":"${A}"},"board":{`);
+      const res = await post(app, PATH, signBoard(event, { secret: SECRET_A, body }));
+      expect([res.status, res.body.code]).toEqual([401, 'board_id_mismatch']);
+      expect(handled).toEqual([]);
+    });
+
+    it('a board further than the first 4 KB is read by parsing the body', async () => {
+      const t = table({ [A]: SECRET_A });
+      const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      const { board, ...rest } = event;
+      const body = JSON.stringify({ ...rest, padding: 'x'.repeat(5_000), board });
+      await post(app, PATH, signBoard(event, { secret: SECRET_A, body })).expect(200);
+      expect(handled.map((h) => h.board)).toEqual([A]);
+    });
+  });
+
+  it('rotates one board\'s secret: both of its secrets verify it, never another board\'s', async () => {
+    const NEW_A = 'new-secret-of-board-a-0123456789';
+    const t = table({ [A]: [SECRET_A, NEW_A], [B]: SECRET_B });
+    const { app } = setup({ secret: t.resolver });
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A })).expect(200);
+    await post(app, PATH, signBoard(eventFor(A), { secret: NEW_A })).expect(200);
+    const res = await post(app, PATH, signBoard(eventFor(B), { secret: NEW_A }));
+    expect([res.status, res.body.code]).toEqual([401, 'signature_mismatch']);
+  });
+
+  it('accepts a board added after start on the sender\'s retry, without a restart', async () => {
+    let now = Date.now();
+    const t = table({ [A]: SECRET_A });
+    const { app, handled } = setup({ secret: t.resolver, now: () => now });
+    const late = eventFor(B);
+    const first = await post(app, PATH, signBoard(late, { secret: SECRET_B, timestamp: Math.floor(now / 1000) }));
+    expect(first.body.code).toBe('unknown_board');
+    t.secrets.set(B, SECRET_B); // the board is connected now
+    now += 60_000; // svc retries after a minute; unknown boards are remembered for 10 s
+    await post(app, PATH, signBoard(late, { secret: SECRET_B, timestamp: Math.floor(now / 1000) })).expect(200);
+    expect(handled.map((h) => h.id)).toEqual([late.id]);
+  });
+
+  it('picks up a rotation within the cache time, and at once after forgetSecret()', async () => {
+    let now = Date.now();
+    const NEW_A = 'rotated-secret-of-board-a-012345';
+    const t = table({ [A]: SECRET_A });
+    const { app, board } = setup({ secret: t.resolver, now: () => now, secretLookup: { ttl: 30_000 } });
+    const ts = () => Math.floor(now / 1000);
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A, timestamp: ts() })).expect(200);
+    t.secrets.set(A, NEW_A);
+    // Still cached: the old secret works, the new one not yet.
+    expect((await post(app, PATH, signBoard(eventFor(A), { secret: NEW_A, timestamp: ts() }))).body.code).toBe('signature_mismatch');
+    now += 30_001;
+    await post(app, PATH, signBoard(eventFor(A), { secret: NEW_A, timestamp: ts() })).expect(200);
+    // A disconnect, made known at once.
+    t.secrets.delete(A);
+    board.forgetSecret(A);
+    expect((await post(app, PATH, signBoard(eventFor(A), { secret: NEW_A, timestamp: ts() }))).body.code).toBe('unknown_board');
+  });
+
+  it('keeps at most `max` known boards: the oldest answer is asked for again', async () => {
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const t = table(Object.fromEntries(ids.map((id) => [id, SECRET_A])));
+    const { app } = setup({ secret: t.resolver, secretLookup: { max: 2 } });
+    for (const id of [...ids, ids[2]!, ids[0]!]) await post(app, PATH, signBoard(eventFor(id), { secret: SECRET_A })).expect(200);
+    expect(t.calls).toEqual([...ids, ids[0]]);
+  });
+
+  it('when the resolver throws -> 503 secret_unavailable, logged at error without the secret; accepted once it recovers', async () => {
+    const log = memoryLogger();
+    let failing = true;
+    const board = svcBoardWebhook({
+      logger: log.logger,
+      secret: ({ boardId }) => {
+        if (failing) throw new Error('vault unreachable');
+        return boardId === A ? SECRET_A : undefined;
+      },
+    });
+    const app = expressLib().use(board);
+    const event = eventFor(A);
+    const res = await post(app, PATH, signBoard(event, { secret: SECRET_A }));
+    expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);
+    expect(res.headers['retry-after']).toBeDefined();
+    const errors = log.lines.filter((l) => l.level === 50);
+    expect(errors.some((l) => l.code === 'secret_unavailable' && l.boardId === A)).toBe(true);
+    failing = false;
+    await post(app, PATH, signBoard(event, { secret: SECRET_A })).expect(200);
+    expect(log.text()).not.toContain(SECRET_A);
+  });
+
+  it('when the resolver answers something that is not a secret -> 503 secret_unavailable', async () => {
+    const { app } = setup({ secret: () => 'short' });
+    const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));
+    expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);
+  });
+
+  it('when the resolver hangs -> 503 secret_unavailable within the sender\'s 10 s (default timeout), then accepted once it answers again', async () => {
+    let hang = true;
+    const { app } = setup({ secret: ({ boardId }) => (hang ? new Promise<string>(() => undefined) : boardId === A ? SECRET_A : undefined) });
+    const started = Date.now();
+    const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));
+    expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    hang = false;
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A })).expect(200);
+  }, 15_000);
+
+  describe('with the board in the path (`/webhooks/boards/:boardId`)', () => {
+    const pathOf = (id: string) => `/webhooks/boards/${id}`;
+
+    it('accepts each board at its own path, and refuses a path and body that disagree -> 401 board_id_mismatch', async () => {
+      const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+      const { app, handled } = setup({ secret: t.resolver, path: '/webhooks/boards/:boardId' });
+      const a = eventFor(A);
+      await post(app, pathOf(A), signBoard(a, { secret: SECRET_A })).expect(200);
+      const res = await post(app, pathOf(B), signBoard(eventFor(A), { secret: SECRET_B }));
+      expect([res.status, res.body.code]).toEqual([401, 'board_id_mismatch']);
+      expect(handled.map((h) => h.id)).toEqual([a.id]);
+    });
+
+    it('takes the board from the path when the body names none', async () => {
+      const t = table({ [A]: SECRET_A });
+      const { app } = setup({ secret: t.resolver, path: '/webhooks/boards/:boardId', schemaPolicy: 'skip' });
+      const event = eventFor(A);
+      delete event.board;
+      await post(app, pathOf(A), signBoard(event, { secret: SECRET_A })).expect(200);
+      expect(t.calls).toEqual([A]);
+    });
+
+    it('as a route handler, reads the route parameter Express parsed', async () => {
+      const t = table({ [A]: SECRET_A });
+      const board = svcBoardWebhook({ secret: t.resolver, logger: silentLogger, path: '/webhooks/boards/:boardId' });
+      const app = expressLib();
+      app.post('/hooks/:boardId', board);
+      await post(app, `/hooks/${A}`, signBoard(eventFor(A), { secret: SECRET_A })).expect(200);
+      const res = await post(app, `/hooks/${B}`, signBoard(eventFor(A), { secret: SECRET_A }));
+      expect([res.status, res.body.code]).toEqual([401, 'board_id_mismatch']);
+    });
+  });
+
+  it('refuses a path parameter without a resolver, and a bot resolver without one path per bot, at setup', () => {
+    expect(() => svcBoardWebhook({ secret: SECRET_A, path: '/webhooks/boards/:boardId' })).toThrow(TypeError);
+    expect(() => svcBotWebhook({ secret: () => SECRET_A })).toThrow(TypeError);
+    expect(() => svcBoardWebhook({ secret: () => SECRET_A, path: '/webhooks/:board' })).toThrow(TypeError);
+    expect(() => svcBoardWebhook({ secret: () => SECRET_A, secretLookup: { ttl: -1 } })).toThrow(RangeError);
+  });
+
+  it('hosts several bots, one path per bot, each with its own secret', async () => {
+    const BOT_1 = 'bot-one-secret-0123456789abcdef';
+    const BOT_2 = 'bot-two-secret-0123456789abcdef';
+    const seen: string[] = [];
+    const bot = svcBotWebhook({ secret: ({ botId }) => ({ one: BOT_1, two: BOT_2 })[botId], path: '/webhooks/bots/:botId', logger: silentLogger }).onAny(
+      (_d, ctx) => void seen.push(ctx.req!.url!),
+    );
+    const app = expressLib().use(bot);
+    await post(app, '/webhooks/bots/one', signBot(fixture('bot', 'messageCreate'), { secret: BOT_1 })).expect(200);
+    await post(app, '/webhooks/bots/two', signBot(fixture('bot', 'messageCreate'), { secret: BOT_2 })).expect(200);
+    const crossed = await post(app, '/webhooks/bots/one', signBot(fixture('bot', 'messageCreate'), { secret: BOT_2 }));
+    expect([crossed.status, crossed.body.code]).toEqual([401, 'signature_mismatch']);
+    const unknown = await post(app, '/webhooks/bots/three', signBot(fixture('bot', 'messageCreate'), { secret: BOT_1 }));
+    expect([unknown.status, unknown.body.code]).toEqual([401, 'unknown_bot']);
+    expect(seen).toEqual(['/webhooks/bots/one', '/webhooks/bots/two']);
+  });
+
+  it('inside Express, another method on the webhook path still passes on to the next route', async () => {
+    const board = svcBoardWebhook({ secret: SECRET_A, logger: silentLogger });
+    const app = expressLib();
+    app.use(board);
+    app.get(PATH, (_req, res) => void res.send('status page'));
+    const res = await request(app).get(PATH);
+    expect([res.status, res.text]).toEqual([200, 'status page']);
+  });
+});
+
+describe('lookups under load (one node:http server)', () => {
+  let server: Server;
+  let base: string;
+  const started: string[] = [];
+  const gate = deferred();
+  const secrets = new Map<string, string>([[A, SECRET_A]]);
+  const board = svcBoardWebhook({
+    logger: silentLogger,
+    secret: async ({ boardId }) => {
+      started.push(boardId);
+      await gate.promise;
+      return secrets.get(boardId);
+    },
+  });
+
+  beforeAll(async () => {
+    server = createServer(createNodeHandler(board));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  function send(event: Record<string, unknown>, secret: string): Promise<Response> {
+    const signed = signBoard(event, { secret });
+    return fetch(`${base}${PATH}`, { method: 'POST', headers: signed.headers, body: signed.body });
+  }
+
+  it('100 concurrent deliveries for a new board cause at most 2 lookups; 100 forged ones for an unknown board likewise', async () => {
+    const unknownBoard = randomUUID();
+    const real = Array.from({ length: 100 }, () => send(eventFor(A), SECRET_A));
+    const forged = Array.from({ length: 100 }, () => send(eventFor(unknownBoard), SECRET_A));
+    await new Promise((r) => setTimeout(r, 300));
+    gate.resolve();
+    const answers = await Promise.all([...real, ...forged]);
+    const statuses = await Promise.all(answers.map(async (r) => `${r.status} ${((await r.json()) as { code?: string }).code ?? ''}`));
+    expect(statuses.slice(0, 100).every((s) => s === '200 ')).toBe(true);
+    expect(statuses.slice(100).every((s) => s === '401 unknown_board')).toBe(true);
+    expect(started.filter((id) => id === A).length).toBeLessThanOrEqual(2);
+    expect(started.filter((id) => id === unknownBoard).length).toBeLessThanOrEqual(2);
+  });
+
+  it('another method on the webhook path -> 405 with Allow: POST; another path -> 404', async () => {
+    const res = await fetch(`${base}${PATH}`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { code: string }).code).toBe('method_not_allowed');
+    expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
+  });
+});
+
+describe('refusals in the log', () => {
+  it('an expected refusal is one warn line without a stack, with the unverified claims and the peer', async () => {
+    const log = memoryLogger();
+    const board = svcBoardWebhook({ secret: SECRET_A, logger: log.logger });
+    const app = express().use(board);
+    const event = eventFor(B);
+    await post(app, PATH, signBoard(event, { secret: SECRET_B })).expect(401);
+    const lines = log.lines.filter((l) => l.outcome === 'rejected');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, code: 'signature_mismatch', status: 401, unverified: { deliveryId: event.id, event: 'task.created', boardId: B } });
+    expect(typeof lines[0]!.peer).toBe('string');
+    expect(lines[0]!.err).toBeUndefined();
+    expect(log.text()).not.toContain('    at ');
+  });
+
+  it('a flood of refusals is one line per code per interval, with a count of the rest', async () => {
+    const log = memoryLogger();
+    let now = Date.now();
+    const board = svcBoardWebhook({ secret: SECRET_A, logger: log.logger, now: () => now });
+    const app = express().use(board);
+    for (let i = 0; i < 20; i++) await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B, timestamp: Math.floor(now / 1000) })).expect(401);
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A, timestamp: 1 })).expect(401);
+    expect(log.lines.filter((l) => l.outcome === 'rejected').map((l) => l.code)).toEqual(['signature_mismatch', 'timestamp_out_of_tolerance']);
+    now += 10_001;
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B, timestamp: Math.floor(now / 1000) })).expect(401);
+    const last = log.lines.filter((l) => l.outcome === 'rejected').at(-1)!;
+    expect(last).toMatchObject({ code: 'signature_mismatch', repeated: 19 });
+  });
+});

@@ -1,0 +1,311 @@
+/**
+ * The canary test: every surface that writes something a person or another program reads is driven
+ * with canary secrets and tokens, and fails if any output holds one of them, or a signature made
+ * with one of them.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import express from 'express';
+import pino from 'pino';
+import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
+import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
+import { runCli, tempFiles } from '../cli/run-cli';
+import { fixture, signBoard, signBot, type SignedRequest } from '../support/sign';
+
+const ROOT = join(__dirname, '..', '..');
+// Shapes that have tripped redaction before: +, /, = and dots, an svc prefix, plain hex.
+const BOARD_SECRET = 'canary-board-secret-+/=.0123456789';
+const OTHER_BOARD_SECRET = 'canary-other-board-secret-0123456789';
+const BOT_SECRET = 'canary-bot-secret-AAAAAAAAAAAAAAAA';
+const PERSON_TOKEN = 'canary-person-token-+/=0123456789abcdef';
+const OAUTH_TOKEN = 'svc_oa_CANARYCANARYCANARY.CANARY+/=';
+const BOT_TOKEN = `svc_bot_${randomUUID()}_${'C'.repeat(43)}`;
+const CANARIES = [BOARD_SECRET, OTHER_BOARD_SECRET, BOT_SECRET, PERSON_TOKEN, OAUTH_TOKEN, BOT_TOKEN, 'CANARY+/=', 'C'.repeat(43)];
+
+/** Every signature made with a canary secret, by hex. */
+const signatures = new Set<string>();
+function signedBoard(event: Record<string, unknown>, secret = BOARD_SECRET, timestamp?: number): SignedRequest {
+  const signed = signBoard(event, { secret, ...(timestamp === undefined ? {} : { timestamp }) });
+  signatures.add(signed.headers['X-Svc-Signature']!.slice(3));
+  return signed;
+}
+function signedBot(update: Record<string, unknown>, secret = BOT_SECRET): SignedRequest {
+  const signed = signBot(update, { secret });
+  signatures.add(signed.headers['X-Svc-Signature']!.slice(7));
+  return signed;
+}
+
+/** Fails naming the surface and what leaked. */
+function expectClean(surface: string, text: string): void {
+  expect(text.length).toBeGreaterThan(0);
+  const leaked = [...CANARIES, ...signatures].filter((canary) => text.includes(canary));
+  expect({ surface, leaked }).toEqual({ surface, leaked: [] });
+}
+
+function capture(): { logger: pino.Logger; text: () => string } {
+  const chunks: string[] = [];
+  return { logger: pino({ level: 'trace' }, { write: (s: string) => void chunks.push(s) }), text: () => chunks.join('') };
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; base: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+async function post(base: string, path: string, signed: SignedRequest): Promise<string> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: signed.headers, body: signed.body });
+  return `${res.status} ${JSON.stringify([...res.headers])} ${await res.text()}`;
+}
+
+/** Handlers that log the canaries in every way a careless handler might, at every level. */
+function carelessLogging(ctx: { log: pino.Logger; req?: { headers: object; rawHeaders: string[] } }, secret: string): void {
+  // Handlers run in the request here (direct mode), so the request is there.
+  const req = ctx.req!;
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+  for (const level of levels) {
+    ctx.log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
+    ctx.log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
+  }
+}
+
+describe('no secret, token or signature in any output', () => {
+  const errorsSeen: SvcWebhookError[] = [];
+
+  it('receiver: logs at every level, answers, refusals, store and handler errors, errors given to user code (one secret)', async () => {
+    const log = capture();
+    let failStore = false;
+    const inner = memoryStore();
+    const store: DeliveryStore = {
+      claim: (id, lease) => {
+        if (failStore) throw new Error(`store down; config had ${BOARD_SECRET}`);
+        return inner.claim(id, lease);
+      },
+      commit: (id, token) => inner.commit(id, token),
+      release: (id, token) => inner.release(id, token),
+    };
+    const inspector = deliveryInspector();
+    const board = svcBoardWebhook({ secret: [BOARD_SECRET, OTHER_BOARD_SECRET], logger: log.logger, store })
+      .on('task.created', (_e, ctx) => carelessLogging(ctx, BOARD_SECRET))
+      .on('task.updated', () => {
+        throw new Error('handler failed');
+      })
+      .onError((err) => void errorsSeen.push(err))
+      .onDelivery(inspector.add);
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger }).onAny((_d, ctx) => carelessLogging(ctx, BOT_SECRET)).onError((err) => void errorsSeen.push(err));
+    const app = express().use(board).use(bot).use(inspector.router);
+    const { server, base } = await listen(app);
+    try {
+      const answers: string[] = [];
+      const created = fixture('board', 'task.created');
+      answers.push(await post(base, board.path, signedBoard(created)));
+      answers.push(await post(base, board.path, signedBoard(created))); // duplicate
+      answers.push(await post(base, board.path, signedBoard(fixture('board', 'task.updated')))); // handler error
+      answers.push(await post(base, board.path, signedBoard(fixture('board', 'ping'), BOARD_SECRET, 1))); // stale, signed with the real secret
+      answers.push(await post(base, board.path, signedBoard({ ...fixture('board', 'ping'), sequence: -1 }))); // schema, signed with the real secret
+      answers.push(await post(base, board.path, signedBoard(fixture('board', 'ping'), 'not-the-secret-0123456789abcdef')));
+      failStore = true;
+      answers.push(await post(base, board.path, signedBoard(fixture('board', 'ping'))));
+      failStore = false;
+      answers.push(await post(base, bot.path, signedBot(fixture('bot', 'messageCreate'))));
+      answers.push(await post(base, bot.path, signedBot(fixture('bot', 'messageCreate'), 'not-the-bot-secret-0123456789abcd')));
+      await new Promise((r) => setTimeout(r, 50));
+
+      expectClean('responses', answers.join('\n'));
+      expect(log.text()).toContain('careless');
+      expectClean('log lines', log.text());
+      expect(errorsSeen.length).toBeGreaterThanOrEqual(5);
+      // The library's own text; `cause` is what the user's own handler or store threw, handed back unchanged.
+      expectClean('errors given to onError', errorsSeen.map((e) => `${e.message} ${JSON.stringify(e)} ${e.stack} ${inspect({ ...e })}`).join('\n'));
+
+      // The inspector and everything its page fetches.
+      const fetched: string[] = [];
+      for (const path of ['/inspector', '/inspector/inspector.js', '/inspector/inspector.css', '/inspector/deliveries']) fetched.push(await (await fetch(`${base}${path}`)).text());
+      const events = await fetch(`${base}/inspector/events`);
+      const reader = events.body!.getReader();
+      fetched.push(new TextDecoder().decode((await reader.read()).value));
+      await reader.cancel();
+      expect(fetched.join('')).toContain('task.created');
+      expectClean('inspector', fetched.join('\n'));
+    } finally {
+      inspector.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('receiver with a resolver: lookups, unknown boards, failures and refusals', async () => {
+    const log = capture();
+    const A = randomUUID();
+    const B = randomUUID();
+    let failing = false;
+    const board = svcBoardWebhook({
+      logger: log.logger,
+      secret: ({ boardId }) => {
+        if (failing) throw new Error(`vault said no for ${BOARD_SECRET}`);
+        return { [A]: BOARD_SECRET, [B]: OTHER_BOARD_SECRET }[boardId];
+      },
+    }).on('task.created', (_e, ctx) => carelessLogging(ctx, BOARD_SECRET));
+    const { server, base } = await listen(createNodeHandler(board));
+    try {
+      const forA = fixture('board', 'task.created');
+      forA.board.id = A;
+      const answers = [
+        await post(base, board.path, signedBoard(forA)),
+        await post(base, board.path, signedBoard({ ...forA, id: randomUUID() }, OTHER_BOARD_SECRET)),
+        await post(base, board.path, signedBoard({ ...forA, id: randomUUID(), board: { ...forA.board, id: randomUUID() } })),
+      ];
+      failing = true;
+      const forB = fixture('board', 'task.created');
+      forB.board.id = B;
+      answers.push(await post(base, board.path, signedBoard(forB, OTHER_BOARD_SECRET)));
+      expectClean('responses', answers.join('\n'));
+      expect(log.text()).toContain('secret_unavailable');
+      expectClean('log lines', log.text());
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('every CLI command: output and errors, with svc echoing what it was sent', async () => {
+    // An svc that echoes the request (token and secret included) in every answer, error or not.
+    let status = 400;
+    const echo = (async (input: string | URL | Request, init?: RequestInit) => {
+      const said = `you sent ${String(init?.body ?? '')} with ${JSON.stringify(init?.headers ?? {})} to ${String(input)}`;
+      const body = status === 200 ? { url: 'https://hooks.example.com/x', enabled: true, secret: BOARD_SECRET, token: PERSON_TOKEN, note: said, ok: true, status: 200, version: said, product: said, commit: said } : { message: said };
+      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    }) as typeof fetch;
+    const files = tempFiles({ 'secret.txt': `${BOARD_SECRET}\n`, 'token.txt': PERSON_TOKEN, 'bot-token.txt': BOT_TOKEN, 'oauth.txt': OAUTH_TOKEN });
+    const { server, base } = await listen(createNodeHandler(svcBoardWebhook({ secret: BOARD_SECRET, logger: pino({ level: 'silent' }) })));
+    const output: string[] = [];
+    const cli = async (args: string[], env: Record<string, string> = {}) => {
+      const r = await runCli(args, { env: { SVC_BASE_URL: 'http://127.0.0.1:9', ...env }, fetch: echo });
+      output.push(`${r.stdout}${r.stderr}`); // what the CLI printed, not the command line the test gave it
+    };
+    const captured = signedBoard(fixture('board', 'ping'));
+    const capture = tempFiles({ 'headers.json': JSON.stringify(captured.headers), 'body.json': captured.body });
+    try {
+      for (const s of [400, 200]) {
+        status = s;
+        const hook = ['--url', 'https://hooks.example.com/x'];
+        await cli(['board-webhook', 'set', '--board', 'b1', ...hook, '--secret', BOARD_SECRET], { SVC_TOKEN: PERSON_TOKEN });
+        await cli(['board-webhook', 'set', '--board', 'b1', ...hook, '--secret-file', files.path('secret.txt'), '--json'], { SVC_TOKEN: PERSON_TOKEN });
+        for (const action of ['get', 'delete', 'ping']) {
+          await cli(['board-webhook', action, '--board', 'b1'], { SVC_TOKEN: PERSON_TOKEN });
+          await cli(['board-webhook', action, '--board', 'b1', '--token-file', files.path('token.txt'), '--json']);
+        }
+        await cli(['bot-webhook', 'set', ...hook, '--secret', BOT_SECRET], { SVC_BOT_TOKEN: BOT_TOKEN });
+        await cli(['bot-webhook', 'get', '--token-file', files.path('bot-token.txt')]);
+        await cli(['bot-webhook', 'delete'], { SVC_BOT_TOKEN: BOT_TOKEN });
+        await cli(['bot-webhook', 'get'], { SVC_BOT_TOKEN: OAUTH_TOKEN });
+        await cli(['board-webhook', 'get', '--board', 'b1', '--token-file', files.path('oauth.txt')]);
+        await cli(['version']);
+      }
+      // A token refused on the command line, and secrets that are not svc's shape.
+      await cli(['board-webhook', 'get', '--board', 'b1', `--token=${PERSON_TOKEN}`]);
+      await cli(['bot-webhook', 'set', '--url', 'https://hooks.example.com/x', '--secret', BOT_TOKEN], { SVC_BOT_TOKEN: BOT_TOKEN });
+      await cli(['send', 'task.created', '--url', `${base}/webhooks/board`, '--secret', BOARD_SECRET]);
+      await cli(['send', 'task.created', '--url', `${base}/webhooks/board`, '--secret', OTHER_BOARD_SECRET]);
+      await cli(['send', 'ping', '--url', 'http://127.0.0.1:9/nothing'], { SVC_WEBHOOK_SECRET: BOARD_SECRET });
+      await cli(['verify', '--headers', capture.path('headers.json'), '--body', capture.path('body.json'), '--secret-file', files.path('secret.txt')]);
+      await cli(['verify', '--headers', capture.path('headers.json'), '--body', capture.path('body.json'), '--secret', OTHER_BOARD_SECRET, '--secret', BOT_SECRET]);
+      expect(output.join('\n')).toContain('svc_api_error');
+      expectClean('CLI', output.join('\n'));
+    } finally {
+      files.cleanup();
+      capture.cleanup();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('setup errors of the middleware, and a resolver answering a secret svc would never use', async () => {
+    const texts: string[] = [];
+    const tooLong = `${BOARD_SECRET}${'x'.repeat(300)}`;
+    for (const options of [{ secret: tooLong }, { secret: [BOARD_SECRET, tooLong] }, { secret: BOARD_SECRET, path: `/hooks/:${BOARD_SECRET}` }, { secret: BOARD_SECRET, bogus: BOARD_SECRET }]) {
+      try {
+        svcBoardWebhook(options as never);
+        texts.push('no error');
+      } catch (err) {
+        texts.push(`${String(err)} ${inspect(err)}`);
+      }
+    }
+    expect(texts.join('\n')).not.toContain('no error');
+    const log = capture();
+    const board = svcBoardWebhook({ logger: log.logger, secret: () => tooLong });
+    const { server, base } = await listen(createNodeHandler(board));
+    try {
+      const event = fixture('board', 'ping');
+      texts.push(await post(base, board.path, signedBoard(event)));
+      expect(log.text()).toContain('secret_unavailable');
+      texts.push(log.text());
+      expectClean('setup errors and invalid resolver answers', texts.join('\n'));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('setup client errors, however they are printed', async () => {
+    const echo = (async (_input: string | URL | Request, init?: RequestInit) =>
+      new Response(JSON.stringify({ message: `echo ${String(init?.body)} ${JSON.stringify(init?.headers)}` }), { status: 400 })) as typeof fetch;
+    const texts: string[] = [];
+    const person = new SvcClient({ baseUrl: 'https://svc.example.com', token: PERSON_TOKEN, fetch: echo });
+    const bot = new SvcClient({ baseUrl: 'https://svc.example.com', token: BOT_TOKEN, fetch: echo });
+    texts.push(inspect(person), inspect(bot), JSON.stringify(person));
+    const attempts: Array<() => Promise<unknown>> = [
+      () => person.setBoardWebhook('b1', { url: 'https://hooks.example.com/x', secret: BOARD_SECRET }),
+      () => person.getBoardWebhook('b1'),
+      () => bot.setBotWebhook({ url: 'https://hooks.example.com/x', secret: BOT_SECRET }),
+      () => bot.setBotWebhook({ url: 'https://hooks.example.com/x', secret: BOT_TOKEN }),
+      () => person.setBoardWebhook('b1', { url: 'http://10.0.0.1/x', secret: BOARD_SECRET }),
+      async () => new SvcClient({ baseUrl: 'http://svc.example.com', token: PERSON_TOKEN }),
+      async () => new SvcClient({ baseUrl: `https://user:${PERSON_TOKEN}@svc.example.com`, token: PERSON_TOKEN }),
+      async () => new SvcClient({ baseUrl: 'https://svc.example.com', token: OAUTH_TOKEN }),
+    ];
+    for (const attempt of attempts) {
+      const err = await attempt().then(
+        () => new Error('expected a failure'),
+        (e: unknown) => e as Error,
+      );
+      texts.push(`${err.message} ${String(err)} ${JSON.stringify(err)} ${inspect(err, { depth: 5 })}`);
+    }
+    expect(texts.join('\n')).toContain('SvcClientError');
+    expectClean('setup client errors', texts.join('\n'));
+  });
+
+  it("the example server's startup, on real secrets", async () => {
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c) => (out += c));
+    child.stderr!.on('data', (c) => (out += c));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no startup output:\n${out}`)), 20_000);
+        const check = setInterval(() => {
+          if (/^id=/m.test(out)) {
+            clearInterval(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        }, 50);
+      });
+      // The startup commands, run: what they print and what the server logs stays clean too.
+      const ping = out.split('\n').find((l) => l.startsWith('id='))!;
+      await new Promise((resolve) => execFile('bash', ['-c', ping], { env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET } }, (_e, stdout) => resolve((out += stdout))));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(out).toContain('ping received');
+      expect(out).not.toMatch(/[0-9a-f]{64}/);
+      expectClean('example server', out);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    }
+  }, 30_000);
+});
