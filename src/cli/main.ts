@@ -88,6 +88,12 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
   }
   const command = COMMANDS.find((c) => c.name === first);
   if (command === undefined) return report(io, undefined, new CliError(`unknown command "${first}"; run svc-webhooks --help`, EXIT_USAGE));
+  // Every command takes --help / -h (before a `--`): answered here, once for all of them.
+  const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (options.includes('--help') || options.includes('-h')) {
+    io.stdout.write(command.help);
+    return 0;
+  }
   try {
     return await command.run(rest, io);
   } catch (err) {

@@ -14,7 +14,6 @@ type ValueOf<C> = C extends { type: 'boolean' }
 export interface Parsed<O extends OptionsConfig> {
   values: { [K in keyof O]?: ValueOf<O[K]> };
   positionals: string[];
-  help: boolean;
 }
 
 /** Options that take a secret must never be named `--token`: a token on the command line lands in shell history. */
@@ -25,8 +24,8 @@ function refuseTokenFlag(args: readonly string[]): void {
 }
 
 /**
- * util.parseArgs with `--help` on every command and its errors turned into one-line usage errors
- * that name the option but never echo a value.
+ * util.parseArgs that accepts `--help` on every command (the runner answers it), its errors turned
+ * into one-line usage errors that name the option but never echo a value.
  */
 export function parseOptions<O extends OptionsConfig>(command: string, args: readonly string[], options: O): Parsed<O> {
   refuseTokenFlag(args);
@@ -37,8 +36,8 @@ export function parseOptions<O extends OptionsConfig>(command: string, args: rea
       allowPositionals: true,
       strict: true,
     });
-    const parsed = values as Parsed<O>['values'] & { help?: boolean };
-    return { values: parsed, positionals, help: parsed.help === true };
+    // `--help` is answered by the command runner before a command parses its options.
+    return { values: values as Parsed<O>['values'], positionals };
   } catch (err) {
     throw usageError(`${describeParseError(err)} (see svc-webhooks ${command} --help)`);
   }

@@ -47,14 +47,10 @@ export const boardWebhookCommand: Command = {
   summary: 'set, get, delete or ping a board webhook (token from SVC_TOKEN)',
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('board-webhook', args, {
+    const { values, positionals } = parseOptions('board-webhook', args, {
       board: { type: 'string' },
       ...SETUP_OPTIONS,
     });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
     if (positionals.length !== 1) throw usageError('board-webhook takes one action: set, get, delete or ping (see svc-webhooks board-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping'] as const, 'the action')!;
     refuseSetOnlyOptions('board-webhook', action, values);

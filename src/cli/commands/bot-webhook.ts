@@ -41,11 +41,7 @@ export const botWebhookCommand: Command = {
   summary: 'set, get or delete the bot webhook (bot token from SVC_BOT_TOKEN)',
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('bot-webhook', args, SETUP_OPTIONS);
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
+    const { values, positionals } = parseOptions('bot-webhook', args, SETUP_OPTIONS);
     if (positionals.length !== 1) throw usageError('bot-webhook takes one action: set, get or delete (see svc-webhooks bot-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete'] as const, 'the action')!;
     refuseSetOnlyOptions('bot-webhook', action, values);

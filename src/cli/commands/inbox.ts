@@ -34,16 +34,12 @@ export const inboxCommand: Command = {
   summary: "list, show, retry or drop the inbox's dead letters",
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('inbox', args, {
+    const { values, positionals } = parseOptions('inbox', args, {
       'redis-url': { type: 'string' },
       prefix: { type: 'string' },
       all: { type: 'boolean' },
       json: { type: 'boolean' },
     });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
     const [sub, id, ...extra] = positionals;
     const all = values.all === true;
     if (sub === undefined || !['list', 'show', 'retry', 'drop'].includes(sub)) throw usageError('name a subcommand: list, show, retry or drop (see svc-webhooks inbox --help)');

@@ -36,11 +36,7 @@ export const postgresCommand: Command = {
   summary: "create the PostgreSQL store's table (migrate), or print its SQL",
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('postgres', args, { url: { type: 'string' }, table: { type: 'string' } });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
+    const { values, positionals } = parseOptions('postgres', args, { url: { type: 'string' }, table: { type: 'string' } });
     if (positionals.length !== 1) throw usageError('postgres takes one action: migrate or sql (see svc-webhooks postgres --help)');
     const action = oneOf(positionals[0], ['migrate', 'sql'] as const, 'the action')!;
     const table = values.table ?? DEFAULT_TABLE;

@@ -105,7 +105,7 @@ export const sendCommand: Command = {
   summary: 'POST a signed example or JSON file to a receiver, like svc (optionally with retries)',
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('send', args, {
+    const { values, positionals } = parseOptions('send', args, {
       url: { type: 'string' },
       secret: { type: 'string' },
       'secret-file': { type: 'string' },
@@ -115,10 +115,6 @@ export const sendCommand: Command = {
       fast: { type: 'string' },
       timeout: { type: 'string' },
     });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
     if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
     const url = checkUrl(values.url);
     const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });

@@ -39,7 +39,7 @@ export const verifyCommand: Command = {
   summary: 'check a captured request against a secret and explain why it fails',
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('verify', args, {
+    const { values, positionals } = parseOptions('verify', args, {
       body: { type: 'string' },
       headers: { type: 'string' },
       header: { type: 'string', short: 'H', multiple: true },
@@ -49,10 +49,6 @@ export const verifyCommand: Command = {
       now: { type: 'string' },
       tolerance: { type: 'string' },
     });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
     if (positionals.length > 0) throw usageError('verify takes no arguments besides its options (see svc-webhooks verify --help)');
     if (values.body === undefined) throw usageError('--body <file> is required: the raw body of the captured request');
     if (values.headers === undefined && (values.header ?? []).length === 0) throw usageError('give the captured headers: --headers <file> or -H "Name: value"');

@@ -24,11 +24,7 @@ export const versionCommand: Command = {
   summary: "print an svc server's version (GET /api/version)",
   help,
   async run(args, io) {
-    const { values, positionals, help: wantsHelp } = parseOptions('version', args, { 'base-url': { type: 'string' }, json: { type: 'boolean' } });
-    if (wantsHelp) {
-      io.stdout.write(help);
-      return 0;
-    }
+    const { values, positionals } = parseOptions('version', args, { 'base-url': { type: 'string' }, json: { type: 'boolean' } });
     if (positionals.length > 0) throw usageError('version takes no arguments besides its options (see svc-webhooks version --help)');
     const client = new SvcClient({ baseUrl: requiredBaseUrl(io, values['base-url']), fetch: io.fetch });
     const info = await withProgress(io, 'asking svc for its version', () => client.version());
