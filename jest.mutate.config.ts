@@ -19,6 +19,7 @@ const config: Config = {
   // An absolute path: Stryker loads the environment itself, without Jest's <rootDir>.
   testEnvironment: join(__dirname, 'test/mutation/jest-environment.cjs'),
   testSequencer: '<rootDir>/test/mutation/jest-sequencer.cjs',
+  runner: join(__dirname, 'test/mutation/jest-runner.cjs'),
 };
 
 export default config;
