@@ -34,7 +34,6 @@ export function scannedBoardId(body: Buffer): string | undefined {
     // An occurrence skipped over as an escaped character is passed: look for the next one.
     if (next < i) {
       next = body.indexOf(BOARD_KEY, i);
-      if (next === -1 || next >= end) break;
     }
     if (i === next) {
       if (!inString && depth === 1) return BOARD_ID.exec(body.toString('latin1', i, Math.min(body.length, i + 256)))?.[1];

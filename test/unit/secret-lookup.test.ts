@@ -121,6 +121,8 @@ describe('scannedBoardId (the claimed board, read without parsing)', () => {
     ['{"x":{"board":{"id":"B"}},"board":{"id":"A"}}', 'A'],
     ['{"x":"\\"board\\":{\\"id\\":\\"B\\"}","board":{"id":"A"}}', 'A'],
     ['{"x":["board",{"board":{"id":"B"}}],"board":{"id":"A"}}', 'A'],
+    // The first "board" starts at an escaped quote, inside a string: passed over, the scan goes on.
+    ['{"x":"\\"board","board":{"id":"A"}}', 'A'],
     ['{ "board" : { "id" : "A" } }', 'A'],
     ['{"board":{"key":"K","id":"A"}}', undefined],
     ['{"board_id":"B"}', undefined],
