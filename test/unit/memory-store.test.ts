@@ -170,6 +170,39 @@ describe('id table', () => {
   });
 });
 
+describe('claims and closing', () => {
+  it('drops a lapsed claim whose holder never settled within a minute, though its id is never claimed again', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    store.claim('abandoned', 1000);
+    now = 60_000;
+    store.claim('other', 120_000);
+    expect(store.stats().claims).toBe(1);
+    // A claim whose lease ends exactly now has lapsed too.
+    now = 180_000;
+    store.claim('third', 1000);
+    expect(store.stats().claims).toBe(1);
+  });
+
+  it('keeps a claim whose lease still runs at the sweep', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    store.claim('long', 200_000);
+    now = 60_000;
+    store.claim('other', 1000);
+    expect(store.stats().claims).toBe(2);
+  });
+
+  it('forgets every id and claim when closed', () => {
+    const store = memoryStore();
+    store.commit('a', claimToken(store.claim('a', 60_000)));
+    store.claim('b', 60_000);
+    store.close();
+    expect(store.stats()).toEqual({ ids: 0, claims: 0, bytes: 0, generations: 0 });
+    expect(store.claim('a', 60_000).state).toBe('claimed');
+  });
+});
+
 describe('retention', () => {
   it('is the sender\'s one-day retry window plus an hour for clock skew, by default', () => {
     expect(DEFAULT_RETENTION_MS).toBe(25 * HOUR);

@@ -1,0 +1,76 @@
+import type { Logger } from 'pino';
+import { SvcWebhookError, type DeliveryStore } from '../../src';
+import { claimDelivery, releaseClaim } from '../../src/dedup/claim';
+
+const failure = new Error('connection refused');
+
+function store(overrides: Partial<DeliveryStore>): DeliveryStore {
+  return { claim: () => ({ state: 'claimed', token: 't' }), commit: () => undefined, release: () => undefined, ...overrides };
+}
+
+/** A logger that keeps what `error` was given. */
+function errorLog() {
+  const lines: { fields: Record<string, unknown>; message: string }[] = [];
+  const logger = { error: (fields: Record<string, unknown>, message: string) => void lines.push({ fields, message }) } as unknown as Logger;
+  return { logger, lines };
+}
+
+function expectUnavailable(err: unknown): void {
+  expect(err).toBeInstanceOf(SvcWebhookError);
+  const refused = err as SvcWebhookError;
+  expect([refused.code, refused.status, refused.retryAfter, refused.cause]).toEqual(['store_unavailable', 503, 5, failure]);
+}
+
+describe('claiming a delivery in the store', () => {
+  it('answers as the store did, synchronously when the store answered so', async () => {
+    expect(claimDelivery(store({}), 'a', 1000)).toEqual({ state: 'claimed', token: 't' });
+    await expect(claimDelivery(store({ claim: async () => ({ state: 'done' }) }), 'a', 1000)).resolves.toEqual({ state: 'done' });
+  });
+
+  it('fails closed when the store throws: store_unavailable (503, retry after 5 s), the store\'s error as cause', () => {
+    const throwing = store({
+      claim: () => {
+        throw failure;
+      },
+    });
+    let caught: unknown;
+    try {
+      claimDelivery(throwing, 'a', 1000);
+    } catch (err) {
+      caught = err;
+    }
+    expectUnavailable(caught);
+  });
+
+  it('fails closed the same way when the store rejects', async () => {
+    const rejecting = store({ claim: () => Promise.reject(failure) });
+    expectUnavailable(await (claimDelivery(rejecting, 'a', 1000) as Promise<unknown>).catch((err: unknown) => err));
+  });
+});
+
+describe('releasing the claim of a failed delivery', () => {
+  it('logs, and does not throw, when the store cannot release it', async () => {
+    const { logger, lines } = errorLog();
+    const release = releaseClaim(
+      store({
+        release: () => {
+          throw failure;
+        },
+      }),
+      'a',
+      't',
+      logger,
+    );
+    expect(release).toBeUndefined();
+    await releaseClaim(store({ release: () => Promise.reject(failure) }), 'b', 't', logger);
+    expect(lines.map((l) => l.fields.deliveryId)).toEqual(['a', 'b']);
+    expect(lines[0]!.fields.err).toMatchObject({ message: 'connection refused' });
+  });
+
+  it('logs nothing when the store released it', async () => {
+    const { logger, lines } = errorLog();
+    releaseClaim(store({}), 'a', 't', logger);
+    await releaseClaim(store({ release: async () => undefined }), 'b', 't', logger);
+    expect(lines).toEqual([]);
+  });
+});
