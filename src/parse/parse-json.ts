@@ -22,6 +22,7 @@ export function parseJson(body: Buffer): unknown {
 // Below this size the decoders differ by a microsecond or two either way.
 const TRANSCODE_MIN_BYTES = 16 * 1024;
 
+// Stryker disable all: which decoder runs changes the speed, never the text (test/mutation/EQUIVALENT.md)
 /** Node without ICU has no transcode(); the body is then decoded the usual way. */
 const canTranscode = ((): boolean => {
   try {
@@ -30,6 +31,7 @@ const canTranscode = ((): boolean => {
     return false;
   }
 })();
+// Stryker restore all
 
 /**
  * The body as text. JSON on the wire is UTF-8: a body that is not would reach handlers with U+FFFD
@@ -41,6 +43,7 @@ const canTranscode = ((): boolean => {
 function decode(body: Buffer): string {
   if (isAscii(body)) return body.toString('latin1'); // ASCII is its own Latin-1: the cheapest decode
   if (!isUtf8(body)) throw new SvcWebhookError('invalid_utf8', 'request body is not valid UTF-8');
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: which decoder runs changes the speed, never the text (test/mutation/EQUIVALENT.md)
   if (body.length >= TRANSCODE_MIN_BYTES && canTranscode) return transcode(body, 'utf8', 'ucs2').toString('ucs2');
   return body.toString('utf8');
 }

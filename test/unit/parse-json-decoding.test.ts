@@ -31,3 +31,9 @@ describe('parseJson decoding of large bodies', () => {
     expect(() => parseJson(corrupt)).toThrow(expect.objectContaining({ code: 'invalid_utf8', status: 400 }));
   });
 });
+
+describe('parseJson of a small body with non-ASCII text', () => {
+  it('decodes it as UTF-8', () => {
+    expect(parseJson(Buffer.from('{"name":"Jürgen café 漢字 🚀"}'))).toEqual({ name: 'Jürgen café 漢字 🚀' });
+  });
+});

@@ -28,3 +28,18 @@ describe('parseJson', () => {
     expect(code(text)).toBe(expected);
   });
 });
+
+describe('parseJson when another module made keys of Object.prototype enumerable', () => {
+  const original = Object.getOwnPropertyDescriptor(Object.prototype, 'constructor')!;
+  beforeEach(() => Object.defineProperty(Object.prototype, 'constructor', { ...original, enumerable: true }));
+  afterEach(() => Object.defineProperty(Object.prototype, 'constructor', original));
+
+  it('looks only at the body\'s own keys: an inherited key is not the body\'s', () => {
+    expect(parseJson(Buffer.from('{"a":{"b":[{"c":1}]}}'))).toEqual({ a: { b: [{ c: 1 }] } });
+  });
+
+  it('still refuses a forbidden key of the body itself', () => {
+    expect(code('{"a":{"constructor":{}}}')).toBe('forbidden_key');
+    expect(code('{"a":[{"__proto__":{}}]}')).toBe('forbidden_key');
+  });
+});
