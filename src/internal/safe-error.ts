@@ -68,8 +68,7 @@ function primitiveText(value: unknown): string {
 
 function objectText(value: object): string {
   try {
-    const text = String(value);
-    return typeof text === 'string' ? text : 'a thrown object';
+    return String(value); // a string, or it throws
   } catch {
     return 'a thrown object that cannot be described';
   }

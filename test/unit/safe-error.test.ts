@@ -1,0 +1,75 @@
+import { SvcWebhookError } from '../../src';
+import { safeError } from '../../src/internal/safe-error';
+
+describe('safeError: a copy of anything thrown, safe to log', () => {
+  it('copies an Error\'s type, message, stack and code', () => {
+    const thrown = Object.assign(new TypeError('bad input'), { code: 'E_INPUT' });
+    const copy = safeError(thrown);
+    expect(copy).not.toBe(thrown);
+    expect([copy.name, copy.message, copy.stack, (copy as { code?: unknown }).code]).toEqual(['TypeError', 'bad input', thrown.stack, 'E_INPUT']);
+  });
+
+  it('keeps a numeric code as text', () => {
+    expect((safeError(Object.assign(new Error('x'), { code: 42 })) as { code?: unknown }).code).toBe('42');
+  });
+
+  it('keeps an SvcWebhookError one, with its code and status', () => {
+    const copy = safeError(new SvcWebhookError('store_unavailable', 'down'));
+    expect(copy).toBeInstanceOf(SvcWebhookError);
+    expect([(copy as SvcWebhookError).code, (copy as SvcWebhookError).status]).toEqual(['store_unavailable', 503]);
+  });
+
+  it('copies the errors of an aggregate, each made safe, at most ten of them', () => {
+    const inner = Array.from({ length: 12 }, (_, i) => new RangeError(`part ${i}`));
+    const copy = safeError(new AggregateError(inner, 'many failed')) as AggregateError;
+    expect(copy).toBeInstanceOf(AggregateError);
+    expect(copy.message).toBe('many failed');
+    expect(copy.errors).toHaveLength(10);
+    expect(copy.errors.map((e: Error) => [e.name, e.message])).toEqual(inner.slice(0, 10).map((e) => ['RangeError', e.message]));
+    expect(copy.errors[0]).not.toBe(inner[0]);
+  });
+
+  it('cuts a cyclic aggregate at a bounded depth', () => {
+    const loop = new AggregateError([], 'loop');
+    loop.errors.push(loop);
+    let level: unknown = safeError(loop);
+    let depth = 0;
+    while (level instanceof AggregateError) {
+      level = level.errors[0];
+      depth++;
+    }
+    expect(depth).toBeLessThanOrEqual(5);
+  });
+
+  it('treats errors that cannot be listed as none', () => {
+    const revoked = Proxy.revocable([], {});
+    revoked.revoke();
+    const copy = safeError(Object.assign(new Error('odd'), { errors: revoked.proxy }));
+    expect(copy).not.toBeInstanceOf(AggregateError);
+    expect(copy.message).toBe('odd');
+  });
+
+  it('describes a thrown symbol, with or without a description', () => {
+    expect(safeError(Symbol('why')).message).toBe('Symbol(why)');
+    expect(safeError(Symbol()).message).toBe('Symbol()');
+    expect(safeError(Symbol()).name).toBe('symbol');
+  });
+
+  it('describes a thrown object by its text and its class', () => {
+    class Failure {
+      toString() {
+        return 'a failure';
+      }
+    }
+    const copy = safeError(new Failure());
+    expect([copy.name, copy.message, copy.stack]).toEqual(['Failure', 'a failure', 'Failure: a failure']);
+    expect(safeError(Object.create(null) as object).name).toBe('Object');
+    expect(safeError({ toString: () => 7 }).message).toBe('7');
+    const unprintable = {
+      toString() {
+        throw new Error('no');
+      },
+    };
+    expect(safeError(unprintable).message).toBe('a thrown object that cannot be described');
+  });
+});
