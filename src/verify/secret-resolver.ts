@@ -99,7 +99,8 @@ export class SecretLookup {
   }
 
   private withoutSecrets(err: Error): Record<string, unknown> {
-    return { type: err.name, message: this.scrub(String(err.message)), stack: this.scrub(String(err.stack ?? '')) };
+    // A safeError copy: its message and stack are strings.
+    return { type: err.name, message: this.scrub(err.message), stack: this.scrub(err.stack!) };
   }
 
   private scrub(text: string): string {

@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { isSvcWebhookError } from '../../src';
-import { pathPattern } from '../../src/internal/path-pattern';
+import { pathPattern, requestPathname } from '../../src/internal/path-pattern';
 import { scannedBoardId } from '../../src/verify/claimed-board';
 import { SecretLookup, type SecretAnswer } from '../../src/verify/secret-resolver';
+import { redactingLogOptions } from '../../src/internal/log-redaction';
 
 const silent = pino({ level: 'silent' });
 const SECRET = 'a-secret-of-sixteen-or-more';
@@ -129,5 +130,48 @@ describe('scannedBoardId (the claimed board, read without parsing)', () => {
     ['["board",{"id":"B"}]', undefined],
   ])('%s -> %s', (text, expected) => {
     expect(scannedBoardId(Buffer.from(text))).toBe(expected);
+  });
+});
+
+describe('SecretLookup when the resolver throws', () => {
+  /** A lookup whose log lines are kept as objects; its logger serialises `err` as the library's does. */
+  function logged(resolve: (id: string) => SecretAnswer) {
+    const lines: Record<string, unknown>[] = [];
+    const root = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = root.child({}, redactingLogOptions([]));
+    return { lookup: new SecretLookup(resolve, 'board', {}, logger), lines };
+  }
+
+  it('logs what was thrown with every known secret dropped from its message and stack', async () => {
+    const { lookup, lines } = logged((id) => {
+      if (id === 'known') return SECRET;
+      throw new Error(`the vault refused: its last answer was ${SECRET}`);
+    });
+    await lookup.keysFor('known');
+    expect(await codeOf(() => lookup.keysFor('broken'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ boardId: 'broken', code: 'secret_unavailable', err: { type: 'Error', message: 'the vault refused: its last answer was [Redacted]' } });
+    expect(JSON.stringify(lines[0])).not.toContain(SECRET);
+    expect((lines[0]!.err as { stack: string }).stack).toContain('[Redacted]');
+  });
+
+  it('logs a thrown value that is no Error by its class and text', async () => {
+    const { lookup, lines } = logged(() => {
+      throw Object.assign(Object.create(null) as object, { message: 'plain' });
+    });
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(lines[0]!.err).toEqual({ type: 'Object', message: 'plain', stack: 'Object: plain' });
+  });
+
+  it('knows no secrets of an id it never looked up', () => {
+    expect(logged(() => SECRET).lookup.secretsOf('never')).toEqual([]);
+  });
+});
+
+describe('requestPathname (the path a request was posted to)', () => {
+  it('is the mounted original URL, else the URL, without query or trailing slash; empty without either', () => {
+    expect(requestPathname({ originalUrl: '/hooks/b1/svc/?x=1', url: '/svc' })).toBe('/hooks/b1/svc');
+    expect(requestPathname({ url: '/svc?x=1' })).toBe('/svc');
+    expect(requestPathname({})).toBe('');
   });
 });
