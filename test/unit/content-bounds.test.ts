@@ -88,3 +88,29 @@ describe('headers given as a plain object', () => {
     expect(headerText(headers, 'x-svc-event')).toBeUndefined();
   });
 });
+
+describe('every value a header was sent with', () => {
+  it('comes from a Node request\'s raw list, where a repeat stays apart', () => {
+    const req = { rawHeaders: ['X-Svc-Signature', 'v1=a', 'x-svc-signature', 'v1=b', 'Host', 'h'], headers: { 'x-svc-signature': 'v1=a, v1=b' } };
+    expect(headerValues(req, 'x-svc-signature')).toEqual(['v1=a', 'v1=b']);
+  });
+
+  it('comes from the headers object of a request whose raw list is empty', () => {
+    expect(headerValues({ rawHeaders: [], headers: { 'x-svc-event': 'task.created' } }, 'x-svc-event')).toEqual(['task.created']);
+  });
+
+  it('is split at commas in a Fetch Headers and in a bare plain object, which hold repeats joined', () => {
+    const fetchHeaders = new Headers([
+      ['x-svc-signature', 'v1=a'],
+      ['x-svc-signature', 'v1=b'],
+    ]);
+    expect(headerValues(fetchHeaders, 'x-svc-signature')).toEqual(['v1=a', 'v1=b']);
+    expect(headerValues({ headers: fetchHeaders }, 'x-svc-signature')).toEqual(['v1=a', 'v1=b']);
+    expect(headerValues({ 'x-svc-signature': 'v1=a, v1=b' }, 'x-svc-signature')).toEqual(['v1=a', 'v1=b']);
+  });
+
+  it('is none for a header a Fetch Headers does not have', () => {
+    expect(headerValues(new Headers(), 'x-svc-signature')).toEqual([]);
+    expect(headerValues({ headers: new Headers() }, 'x-svc-signature')).toEqual([]);
+  });
+});
