@@ -87,6 +87,12 @@ describe('headers given as a plain object', () => {
     expect(headerText(headers, 'x-svc-delivery')).toBe('a, b');
     expect(headerText(headers, 'x-svc-event')).toBeUndefined();
   });
+
+  it('give a header\'s text as sent, and skip a name whose value is undefined', () => {
+    expect(headerText({ 'x-list': 'p,q' }, 'x-list')).toBe('p,q');
+    expect(headerValues({ 'x-svc-event': undefined, 'X-Svc-Event': 'a' }, 'x-svc-event')).toEqual(['a']);
+    expect(headerText({ 'x-svc-event': undefined }, 'x-svc-event')).toBeUndefined();
+  });
 });
 
 describe('every value a header was sent with', () => {
