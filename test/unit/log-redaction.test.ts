@@ -3,6 +3,97 @@ import { REDACTED, redactingLogOptions } from '../../src/internal/log-redaction'
 const SECRET = 'board-secret-0123456789abcdef';
 const { formatters } = redactingLogOptions([SECRET]);
 const line = (fields: object) => formatters.log(fields) as Record<string, unknown>;
+const HEX = 'ab'.repeat(32);
+
+describe('a log line', () => {
+  it('is left as it is when it holds nothing to drop', () => {
+    const fields = { deliveryId: 'd1', nested: { list: [1, 'two', { three: 3 }] } };
+    expect(line(fields)).toBe(fields);
+  });
+
+  it('drops credential fields in any case and at any depth, keeping the other fields and their order', () => {
+    const logged = line({ a: 1, b: { Authorization: 'Bearer x', keep: true }, Password: 'p', c: [{ 'Set-Cookie': 'k' }], d: 4 });
+    expect(logged).toEqual({ a: 1, b: { Authorization: REDACTED, keep: true }, Password: REDACTED, c: [{ 'Set-Cookie': REDACTED }], d: 4 });
+    expect(Object.keys(logged)).toEqual(['a', 'b', 'Password', 'c', 'd']);
+  });
+
+  it('drops the configured secret, signatures and svc tokens from any string', () => {
+    expect(line({ note: `secret ${SECRET} twice ${SECRET}` }).note).toBe(`secret ${REDACTED} twice ${REDACTED}`);
+    expect(line({ sig: `v1=${HEX}, sha256=${HEX.toUpperCase()}` }).sig).toBe(`v1=${REDACTED}, sha256=${REDACTED}`);
+    expect(line({ note: 'a=b and v1=short' }).note).toBe('a=b and v1=short');
+    expect(line({ said: 'token svc_bot_ABCDEFGHIJKLMNOPQRSTUV.xyz here' }).said).not.toContain('ABCDEFGHIJKLMNOPQRSTUV');
+    expect(line({ said: 'svc_ is only a prefix' }).said).toBe('svc_ is only a prefix');
+  });
+
+  it('drops the value after a credential name in a raw header list, and only that one', () => {
+    const raw = ['Host', 'h', 'Authorization', 'Bearer x', 'X-Svc-Signature', `v1=${HEX}`, 'x-other', 'secret'];
+    expect(line({ raw }).raw).toEqual(['Host', 'h', 'Authorization', REDACTED, 'X-Svc-Signature', REDACTED, 'x-other', 'secret']);
+    // A credential name at an odd index is a value, not a name: what follows it is a name.
+    expect(line({ list: ['x', 'token', 'kept'] }).list).toEqual(['x', 'token', 'kept']);
+    const unchanged = ['Host', 'h'];
+    expect(line({ unchanged }).unchanged).toBe(unchanged);
+  });
+
+  it('shows a request logged whole as its method, URL and headers, scrubbed', () => {
+    class Request {
+      method = 'POST';
+      url = `/hooks?sig=v1=${HEX}`;
+      headers = { host: 'h', authorization: 'Bearer x' };
+      rawHeaders = ['Host', 'h', 'Authorization', 'Bearer x'];
+      socket = { secretStuff: true };
+    }
+    expect(line({ req: new Request() }).req).toEqual({ method: 'POST', url: `/hooks?sig=v1=${REDACTED}`, headers: { host: 'h', authorization: REDACTED } });
+  });
+
+  it('leaves other class instances as they are', () => {
+    const at = new Date(0);
+    const map = new Map([['secret', 'x']]);
+    class Holder {
+      headers = { authorization: 'x' };
+    }
+    const holder = new Holder();
+    const logged = line({ at, map, holder });
+    expect([logged.at, logged.map, logged.holder]).toEqual([at, map, holder]);
+    expect(logged.holder).toBe(holder);
+  });
+
+  it('scrubs an object without a prototype like a plain one', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { token: 't', keep: 1 });
+    expect(line({ bare }).bare).toEqual({ token: REDACTED, keep: 1 });
+  });
+
+  it('stops scrubbing below ten levels of nesting', () => {
+    let deep: Record<string, unknown> = { secret: 'x' };
+    for (let i = 0; i < 10; i++) deep = { deeper: deep };
+    let logged = line({ deep }).deep as Record<string, unknown>;
+    for (let i = 0; i < 10; i++) logged = logged.deeper as Record<string, unknown>;
+    expect(logged).toEqual({ secret: 'x' });
+    let shallow: Record<string, unknown> = { secret: 'x' };
+    for (let i = 0; i < 9; i++) shallow = { deeper: shallow };
+    let kept = line({ shallow }).shallow as Record<string, unknown>;
+    for (let i = 0; i < 9; i++) kept = kept.deeper as Record<string, unknown>;
+    expect(kept).toEqual({ secret: REDACTED });
+  });
+
+  it('leaves an error under `err` to the error serializer, which scrubs it', () => {
+    const err = new Error(`failed with ${SECRET}`);
+    const logged = line({ err, token: 't' });
+    expect(logged.err).toBe(err);
+    expect(logged.token).toBe(REDACTED);
+    const serialized = redactingLogOptions([SECRET]).serializers.err(err) as Record<string, unknown>;
+    expect(serialized).toMatchObject({ type: 'Error', message: `failed with ${REDACTED}` });
+    expect(redactingLogOptions([SECRET]).serializers.err({ message: SECRET })).toEqual({ message: REDACTED });
+  });
+
+  it('scrubs the bindings of child loggers', () => {
+    expect(formatters.bindings({ boardId: 'b', secret: SECRET })).toEqual({ boardId: 'b', secret: REDACTED });
+  });
+
+  it('ignores configured secrets shorter than 16 characters', () => {
+    const short = redactingLogOptions(['short-secret']);
+    expect(short.formatters.log({ note: 'a short-secret' })).toEqual({ note: 'a short-secret' });
+  });
+});
 
 class UpstreamError extends Error {}
 UpstreamError.prototype.name = 'UpstreamError';
