@@ -123,7 +123,9 @@ describe('an error logged under a key of its own (not `err`)', () => {
   it('has no stack when the error has none that is a string', () => {
     const err = new Error('no stack');
     Object.defineProperty(err, 'stack', { value: undefined });
-    expect(line({ failure: err }).failure).toEqual({ type: 'Error', message: 'no stack' });
+    const logged = line({ failure: err }).failure as Record<string, unknown>;
+    expect(logged).toEqual({ type: 'Error', message: 'no stack' });
+    expect(Object.keys(logged)).toEqual(['type', 'message']);
   });
 
   it('keeps its cause, scrubbed like the error itself, once', () => {
@@ -145,6 +147,19 @@ describe('an error logged under a key of its own (not `err`)', () => {
     }
     expect(logged).toBe(err);
     expect(steps).toBeLessThanOrEqual(6);
+  });
+
+  it('stops at a bounded depth on an error that is its own cause', () => {
+    const err = failure('own cause', {});
+    Object.assign(err, { cause: err });
+    let logged = line({ failure: err }).failure as Record<string, unknown>;
+    let steps = 0;
+    while (!(logged instanceof Error)) {
+      logged = logged.cause as Record<string, unknown>;
+      steps++;
+    }
+    expect(logged).toBe(err);
+    expect(steps).toBeLessThanOrEqual(10);
   });
 
   it('is replaced by a plain note when reading it throws', () => {
