@@ -9,6 +9,19 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect([copy.name, copy.message, copy.stack, (copy as { code?: unknown }).code]).toEqual(['TypeError', 'bad input', thrown.stack, 'E_INPUT']);
   });
 
+  it('names the copy by the error\'s own name, or its class when the name is empty or not text', () => {
+    expect(safeError(Object.assign(new Error('x'), { name: 'QuotaExceeded' })).name).toBe('QuotaExceeded');
+    expect(safeError(Object.assign(new RangeError('x'), { name: '' })).name).toBe('RangeError');
+    expect(safeError(Object.assign(new RangeError('x'), { name: 7 })).name).toBe('RangeError');
+  });
+
+  it('describes a thrown primitive by its type and text', () => {
+    expect([safeError(null).name, safeError(null).message]).toEqual(['null', 'null']);
+    expect([safeError(undefined).name, safeError(undefined).message]).toEqual(['undefined', 'undefined']);
+    expect([safeError('text').name, safeError('text').message, safeError('text').stack]).toEqual(['string', 'text', 'string: text']);
+    expect([safeError(42).name, safeError(42).message]).toEqual(['number', '42']);
+  });
+
   it('keeps a numeric code as text', () => {
     expect((safeError(Object.assign(new Error('x'), { code: 42 })) as { code?: unknown }).code).toBe('42');
   });

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { isSvcWebhookError } from '../../src';
-import { pathPattern, requestPathname } from '../../src/internal/path-pattern';
+import { pathId, pathPattern, requestPathname } from '../../src/internal/path-pattern';
 import { scannedBoardId } from '../../src/verify/claimed-board';
 import { SecretLookup, type SecretAnswer } from '../../src/verify/secret-resolver';
 import { redactingLogOptions } from '../../src/internal/log-redaction';
@@ -173,5 +173,33 @@ describe('requestPathname (the path a request was posted to)', () => {
     expect(requestPathname({ originalUrl: '/hooks/b1/svc/?x=1', url: '/svc' })).toBe('/hooks/b1/svc');
     expect(requestPathname({ url: '/svc?x=1' })).toBe('/svc');
     expect(requestPathname({})).toBe('');
+  });
+});
+
+describe('the id in a path', () => {
+  const boards = pathPattern('/hooks/:boardId/svc', ['boardId']);
+  const CJK = encodeURIComponent('漢'); // 9 characters for one
+
+  it('may be 200 characters long, not more', () => {
+    expect(boards.match(`/hooks/${'x'.repeat(200)}/svc`)).toBe('x'.repeat(200));
+    expect(boards.match(`/hooks/${'x'.repeat(201)}/svc`)).toBeUndefined();
+  });
+
+  it('is not decoded from more than 600 characters, however short it would decode', () => {
+    expect(boards.match(`/hooks/${CJK.repeat(66)}abcdef/svc`)).toBe(`${'漢'.repeat(66)}abcdef`);
+    expect(boards.match(`/hooks/${CJK.repeat(66)}abcdefg/svc`)).toBeUndefined();
+  });
+
+  it('is the route parameter Express parsed when the URL does not match, if it is a usable id', () => {
+    const req = (params?: Record<string, unknown>) => ({ originalUrl: '/elsewhere', ...(params === undefined ? {} : { params }) });
+    expect(pathId(boards, req({ boardId: 'b1' }))).toBe('b1');
+    expect(pathId(boards, req({ boardId: 'x'.repeat(200) }))).toBe('x'.repeat(200));
+    for (const boardId of ['', 'x'.repeat(201), 7, undefined]) expect(pathId(boards, req({ boardId }))).toBeUndefined();
+    expect(pathId(boards, req())).toBeUndefined();
+    expect(pathId(boards, { originalUrl: '/hooks/b2/svc', params: { boardId: 'b1' } })).toBe('b2');
+  });
+
+  it('is none for a path without a parameter', () => {
+    expect(pathId(pathPattern('/svc', ['boardId']), { originalUrl: '/svc', params: { boardId: 'b1' } })).toBeUndefined();
   });
 });
