@@ -42,6 +42,24 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect(copy.errors[0]).not.toBe(inner[0]);
   });
 
+  it('keeps a cause chain four causes deep, and adds no cause to an error without one', () => {
+    let chain = new Error('root');
+    for (let i = 1; i <= 6; i++) chain = new Error(`level ${i}`, { cause: chain });
+    const messages: string[] = [];
+    for (let copy: unknown = safeError(chain); copy instanceof Error; copy = copy.cause) messages.push(copy.message);
+    expect(messages).toEqual(['level 6', 'level 5', 'level 4', 'level 3', 'level 2']);
+    expect('cause' in safeError(new Error('alone'))).toBe(false);
+    expect(safeError(new Error('undefined cause', { cause: undefined })).cause).toMatchObject({ name: 'undefined' });
+  });
+
+  it('keeps aggregates four levels deep', () => {
+    let nested: Error = new Error('leaf');
+    for (let i = 1; i <= 6; i++) nested = new AggregateError([nested], `level ${i}`);
+    const messages: string[] = [];
+    for (let copy: unknown = safeError(nested); copy instanceof Error; copy = copy instanceof AggregateError ? copy.errors[0] : undefined) messages.push(copy.message);
+    expect(messages).toEqual(['level 6', 'level 5', 'level 4', 'level 3', 'level 2']);
+  });
+
   it('cuts a cyclic aggregate at a bounded depth', () => {
     const loop = new AggregateError([], 'loop');
     loop.errors.push(loop);
