@@ -13,7 +13,8 @@ const MAX_ERRORS = 10;
  */
 export function safeError(value: unknown, depth = 0): Error {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-    return described(new Error(primitiveText(value)), value === null ? 'null' : typeof value, undefined);
+    // String() describes a symbol too (only implicit conversion of a symbol throws).
+    return described(new Error(String(value)), value === null ? 'null' : typeof value, undefined);
   }
   const read = (key: string): unknown => {
     try {
@@ -61,10 +62,6 @@ function isOwnError(value: object): boolean {
   }
 }
 
-function primitiveText(value: unknown): string {
-  if (typeof value === 'symbol') return value.description === undefined ? 'Symbol()' : `Symbol(${value.description})`;
-  return String(value);
-}
 
 function objectText(value: object): string {
   try {

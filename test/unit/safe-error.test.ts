@@ -22,6 +22,27 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect([safeError(42).name, safeError(42).message]).toEqual(['number', '42']);
   });
 
+  it('gives a copy whose stack is not text one of its own type and message', () => {
+    const copy = safeError(Object.assign(new TypeError('odd'), { stack: 42 }));
+    expect(copy.stack).toBe('TypeError: odd');
+  });
+
+  it('gives an ordinary error: its name and stack can be set again', () => {
+    const copy = safeError(new Error('x'));
+    copy.name = 'Renamed';
+    copy.stack = 'replaced';
+    expect([copy.name, copy.stack]).toEqual(['Renamed', 'replaced']);
+    expect(() => Object.defineProperty(copy, 'name', { value: 'again' })).not.toThrow();
+    expect(() => Object.defineProperty(copy, 'stack', { value: 'again' })).not.toThrow();
+  });
+
+  it('describes a revoked Proxy without touching it', () => {
+    const revoked = Proxy.revocable({}, {});
+    revoked.revoke();
+    const copy = safeError(revoked.proxy);
+    expect([copy.name, copy.message, 'cause' in copy]).toEqual(['unknown', 'a thrown object that cannot be described', false]);
+  });
+
   it('keeps a numeric code as text', () => {
     expect((safeError(Object.assign(new Error('x'), { code: 42 })) as { code?: unknown }).code).toBe('42');
   });
