@@ -43,3 +43,17 @@ describe('parseJson when another module made keys of Object.prototype enumerable
     expect(code('{"a":[{"__proto__":{}}]}')).toBe('forbidden_key');
   });
 });
+
+describe('parseJson of a body that is not JSON', () => {
+  it('refuses it as invalid_json (400), with the parser\'s error as cause', () => {
+    let caught: unknown;
+    try {
+      parseJson(Buffer.from('{"a":'));
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(SvcWebhookError);
+    expect([(caught as SvcWebhookError).code, (caught as SvcWebhookError).status]).toEqual(['invalid_json', 400]);
+    expect((caught as SvcWebhookError).cause).toBeInstanceOf(SyntaxError);
+  });
+});
