@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { isSvcWebhookError } from '../../src';
 import { pathId, pathPattern, requestPathname } from '../../src/internal/path-pattern';
-import { scannedBoardId } from '../../src/verify/claimed-board';
+import { bodyBoardId, scannedBoardId } from '../../src/verify/claimed-board';
 import { SecretLookup, type SecretAnswer } from '../../src/verify/secret-resolver';
 import { redactingLogOptions } from '../../src/internal/log-redaction';
 
@@ -201,5 +201,42 @@ describe('the id in a path', () => {
 
   it('is none for a path without a parameter', () => {
     expect(pathId(pathPattern('/svc', ['boardId']), { originalUrl: '/svc', params: { boardId: 'b1' } })).toBeUndefined();
+  });
+});
+
+describe('bodyBoardId (the claimed board, from a whole parse of the unverified body)', () => {
+  it.each([
+    ['{"board":{"id":"A"}}', 'A'],
+    [`{"board":{"id":"${'b'.repeat(200)}"}}`, 'b'.repeat(200)],
+    [`{"board":{"id":"${'b'.repeat(201)}"}}`, undefined],
+    ['{"board":{"id":""}}', undefined],
+    ['{"board":{"id":7}}', undefined],
+    ['{"board":{}}', undefined],
+    ['{"board":null}', undefined],
+    ['{"board":"A"}', undefined],
+    ['null', undefined],
+    ['"A"', undefined],
+    ['{"board":', undefined],
+  ])('%s -> %p', (text, expected) => {
+    expect(bodyBoardId(Buffer.from(text))).toBe(expected);
+  });
+});
+
+describe('SecretLookup on a clock', () => {
+  it('keeps a known board\'s secrets for the ttl, and asks again once it has passed', async () => {
+    let now = 0;
+    const calls: string[] = [];
+    const resolve = (id: string) => {
+      calls.push(id);
+      return SECRET;
+    };
+    const lookup = new SecretLookup(resolve, 'board', { ttl: 1000 }, silent, () => now);
+    await lookup.keysFor('a');
+    now = 999;
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a']);
+    now = 1000;
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
   });
 });
