@@ -237,3 +237,35 @@ describe('verifyBotDelivery', () => {
     });
   });
 });
+
+describe('the input of the standalone verifiers', () => {
+  const input = () => boardInput(boardEvent('task.created'));
+
+  it.each([
+    ['no input', () => null],
+    ['a string for input', () => 'body'],
+    ['no headers', () => ({ ...input(), headers: null })],
+    ['headers that are a string', () => ({ ...input(), headers: 'x-svc-signature: v1=aa' })],
+    ['an unknown schema policy', () => ({ ...input(), schemaPolicy: 'warn' })],
+    ['a clock that is not a number', () => ({ ...input(), now: '1700000000000' })],
+    ['a clock that is not finite', () => ({ ...input(), now: Number.NaN })],
+  ])('%s: a TypeError', (_what, make) => {
+    expect(() => verifyBoardDelivery(make() as never)).toThrow(TypeError);
+    expect(() => verifyBotDelivery(make() as never)).toThrow(TypeError);
+  });
+
+  it('takes a body exactly as long as the limit, and refuses one byte more', () => {
+    const big = boardEvent('task.created');
+    big.task.description = 'x'.repeat(300 * 1024);
+    const ok = boardInput(big);
+    const length = Buffer.byteLength(ok.body);
+    expect(verifyBoardDelivery({ ...ok, limit: length }).deliveryId).toBeDefined();
+    expect(refusal(() => verifyBoardDelivery({ ...ok, limit: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
+  });
+
+  it('skips the schema under schemaPolicy skip', () => {
+    const event = { ...boardEvent('task.created'), task: 'not an object' };
+    expect(refusal(() => verifyBoardDelivery(boardInput(event)))).toEqual({ code: 'schema_violation', status: 400 });
+    expect(verifyBoardDelivery({ ...boardInput(event), schemaPolicy: 'skip' }).deliveryId).toBe(event.id);
+  });
+});
