@@ -135,11 +135,11 @@ describe('scannedBoardId (the claimed board, read without parsing)', () => {
 
 describe('SecretLookup when the resolver throws', () => {
   /** A lookup whose log lines are kept as objects; its logger serialises `err` as the library's does. */
-  function logged(resolve: (id: string) => SecretAnswer) {
+  function logged(resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>, what: 'board' | 'bot' = 'board', options = {}) {
     const lines: Record<string, unknown>[] = [];
     const root = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const logger = root.child({}, redactingLogOptions([]));
-    return { lookup: new SecretLookup(resolve, 'board', {}, logger), lines };
+    return { lookup: new SecretLookup(resolve, what, options, logger), lines };
   }
 
   it('logs what was thrown with every known secret dropped from its message and stack', async () => {
@@ -161,6 +161,16 @@ describe('SecretLookup when the resolver throws', () => {
     });
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     expect(lines[0]!.err).toEqual({ type: 'Object', message: 'plain', stack: 'Object: plain' });
+  });
+
+  it('logs no thrown value for a resolver that was too slow or answered something that is not a secret', async () => {
+    const slow = logged(() => new Promise<string>(() => undefined), 'bot', { timeout: 20 });
+    expect(await codeOf(() => slow.lookup.keysFor('b1'))).toBe('secret_unavailable');
+    const invalid = logged(() => 'short');
+    expect(await codeOf(() => invalid.lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(slow.lines).toEqual([expect.objectContaining({ botId: 'b1', code: 'secret_unavailable' })]);
+    expect(invalid.lines).toEqual([expect.objectContaining({ boardId: 'a', code: 'secret_unavailable' })]);
+    expect('err' in slow.lines[0]! || 'err' in invalid.lines[0]!).toBe(false);
   });
 
   it('knows no secrets of an id it never looked up', () => {
@@ -239,4 +249,61 @@ describe('SecretLookup on a clock', () => {
     await lookup.keysFor('a');
     expect(calls).toEqual(['a', 'a']);
   });
+
+
+  it('keeps "unknown" for the unknownTtl, and asks again once it has passed', async () => {
+    let now = 0;
+    const calls: string[] = [];
+    const resolve = (id: string) => {
+      calls.push(id);
+      return undefined;
+    };
+    const lookup = new SecretLookup(resolve, 'board', { unknownTtl: 500 }, silent, () => now);
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(lookup.secretsOf('a')).toEqual([]);
+    now = 499;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(calls).toEqual(['a']);
+    now = 500;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(calls).toEqual(['a', 'a']);
+  });
 });
+
+describe('SecretLookup keeps', () => {
+  it('every secret of an answer, for the handlers\' loggers to drop', async () => {
+    const other = 'another-secret-of-sixteen';
+    const { lookup } = lookupWith((id) => (id === 'two' ? [SECRET, other] : SECRET));
+    await lookup.keysFor('two');
+    await lookup.keysFor('one');
+    expect(lookup.secretsOf('two')).toEqual([SECRET, other]);
+    expect(lookup.secretsOf('one')).toEqual([SECRET]);
+  });
+
+  it('as many known boards as `max`, dropping the oldest answer first', async () => {
+    const { lookup, calls } = lookupWith(() => SECRET, { max: 2 });
+    await lookup.keysFor('a');
+    await lookup.keysFor('b');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'b']);
+    await lookup.keysFor('c');
+    await lookup.keysFor('b');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('one lookup at a time per id: one that set out before a forget() does not end the newer one', async () => {
+    const answers: ((value: string) => void)[] = [];
+    const { lookup, calls } = lookupWith(() => new Promise<string>((resolve) => answers.push(resolve)));
+    const first = lookup.keysFor('a');
+    lookup.forget('a');
+    const second = lookup.keysFor('a');
+    answers[0]!(SECRET);
+    await first;
+    const third = lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+    answers[1]!(SECRET);
+    await Promise.all([second, third]);
+  });
+});
+
