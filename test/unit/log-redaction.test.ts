@@ -17,6 +17,10 @@ describe('a log line', () => {
     expect(Object.keys(logged)).toEqual(['a', 'b', 'Password', 'c', 'd']);
   });
 
+  it.each(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password'])('drops a field named %s', (name) => {
+    expect(line({ [name]: 'value', [name.toUpperCase()]: 'value', kept: 'value' })).toEqual({ [name]: REDACTED, [name.toUpperCase()]: REDACTED, kept: 'value' });
+  });
+
   it('drops the configured secret, signatures and svc tokens from any string', () => {
     expect(line({ note: `secret ${SECRET} twice ${SECRET}` }).note).toBe(`secret ${REDACTED} twice ${REDACTED}`);
     expect(line({ sig: `v1=${HEX}, sha256=${HEX.toUpperCase()}` }).sig).toBe(`v1=${REDACTED}, sha256=${REDACTED}`);

@@ -263,6 +263,12 @@ describe('the input of the standalone verifiers', () => {
     expect(refusal(() => verifyBoardDelivery({ ...ok, limit: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
   });
 
+  it('refuses a timestamp sent twice as timestamp_malformed, even when both are the same', () => {
+    const ok = input();
+    const timestamp = ok.headers['X-Svc-Timestamp']!;
+    expect(refusal(() => verifyBoardDelivery({ ...ok, headers: { ...ok.headers, 'X-Svc-Timestamp': `${timestamp}, ${timestamp}` } }))).toEqual({ code: 'timestamp_malformed', status: 401 });
+  });
+
   it('skips the schema under schemaPolicy skip', () => {
     const event = { ...boardEvent('task.created'), task: 'not an object' };
     expect(refusal(() => verifyBoardDelivery(boardInput(event)))).toEqual({ code: 'schema_violation', status: 400 });
