@@ -93,9 +93,9 @@ describe('a log line', () => {
     expect(formatters.bindings({ boardId: 'b', secret: SECRET })).toEqual({ boardId: 'b', secret: REDACTED });
   });
 
-  it('ignores configured secrets shorter than 16 characters', () => {
-    const short = redactingLogOptions(['short-secret']);
-    expect(short.formatters.log({ note: 'a short-secret' })).toEqual({ note: 'a short-secret' });
+  it('drops configured secrets of 16 characters and more, and ignores shorter ones', () => {
+    const options = redactingLogOptions(['fifteen-chars-x', 'sixteen-chars-xx']);
+    expect(options.formatters.log({ note: 'fifteen-chars-x sixteen-chars-xx' })).toEqual({ note: 'fifteen-chars-x [Redacted]' });
   });
 });
 
