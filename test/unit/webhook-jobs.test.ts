@@ -1,0 +1,89 @@
+import type { BoardDelivery } from '../../src/receive/board-protocol';
+import type { BotDelivery } from '../../src/receive/bot-protocol';
+import { boardJobs, botJobs, headersOnly } from '../../src/inbox/webhook-jobs';
+import type { InboxSettings } from '../../src/inbox/inbox-options';
+import { pathPattern } from '../../src/internal/path-pattern';
+
+const req = { rawHeaders: ['X-Svc-Delivery', 'd1', 'X-Svc-Signature', 'v1=aa'], headers: {} };
+const body = Buffer.from('{"id":"d1","é":1}');
+
+function boardDelivery(change: Partial<BoardDelivery> & { board?: unknown } = {}): BoardDelivery {
+  const { board, ...rest } = change;
+  const event = 'board' in change ? { board } : { board: { id: 'b1' } };
+  return { id: 'd1', kind: 'task.created', payload: {}, event: event as never, timestamp: 1_700_000_000, sequence: 5, verifiedBoard: undefined, ...rest };
+}
+
+const settings = (ordered: InboxSettings['ordered']) => ({ ordered }) as InboxSettings;
+
+describe('the inbox job of a board delivery', () => {
+  it('keeps the delivery, its body as text, the headers that matter and when it came', () => {
+    expect(boardJobs(settings(false)).jobOf(boardDelivery(), body, req, 42)).toEqual({
+      webhook: 'board',
+      deliveryId: 'd1',
+      kind: 'task.created',
+      body: '{"id":"d1","é":1}',
+      headers: { 'x-svc-delivery': 'd1' },
+      receivedAt: 42,
+      timestamp: 1_700_000_000,
+    });
+  });
+
+  it('names the board whose secret verified it', () => {
+    expect(boardJobs(settings(false)).jobOf(boardDelivery({ verifiedBoard: 'b1' }), body, req, 42).verifiedBy).toBe('b1');
+  });
+
+  it('places an event in its board\'s sequence when board order is on, ordered or only passing by kind', () => {
+    const job = boardJobs(settings(new Set(['task.created']))).jobOf(boardDelivery(), body, req, 42);
+    expect(job).toMatchObject({ board: 'b1', sequence: 5, ordered: true });
+    expect(boardJobs(settings(new Set(['task.deleted']))).jobOf(boardDelivery(), body, req, 42)).toMatchObject({ board: 'b1', sequence: 5, ordered: false });
+    expect(boardJobs(settings(true)).jobOf(boardDelivery({ kind: 'anything' }), body, req, 42)).toMatchObject({ ordered: true });
+    expect(boardJobs(settings(true)).jobOf(boardDelivery({ sequence: 1 }), body, req, 42)).toMatchObject({ sequence: 1 });
+  });
+
+  it.each([
+    ['board order is off', false, {}],
+    ['a ping (sequence 0)', true, { sequence: 0 }],
+    ['no board', true, { board: undefined }],
+    ['a board of null', true, { board: null }],
+    ['a board id that is not text', true, { board: { id: 7 } }],
+    ['an empty board id', true, { board: { id: '' } }],
+  ])('keeps no place in a sequence for %s', (_what, ordered, change) => {
+    const job = boardJobs(settings(ordered as boolean)).jobOf(boardDelivery(change as never), body, req, 42);
+    expect(['board' in job, 'sequence' in job, 'ordered' in job]).toEqual([false, false, false]);
+  });
+
+  it('rebuilds the signature facts from the job: its timestamp, never a MAC', () => {
+    const jobs = boardJobs(settings(false));
+    expect(jobs.signatureOf({ timestamp: 1_700_000_000 } as never)).toEqual({ claimed: Buffer.alloc(0), timestampText: '1700000000', timestamp: 1_700_000_000 });
+    expect(jobs.signatureOf({} as never)).toEqual({ claimed: Buffer.alloc(0), timestampText: '0', timestamp: 0 });
+  });
+});
+
+describe('the inbox job of a bot delivery', () => {
+  const delivery = { id: 'u1', kind: 'messageCreate', payload: {}, update: {} as never, data: {}, verifiedBot: undefined } as BotDelivery;
+  const bots = pathPattern('/hooks/:botId', ['botId']);
+
+  it('keeps the delivery, and with a secret resolver the bot its path names', () => {
+    const routed = { ...req, originalUrl: '/hooks/bot7' };
+    expect(botJobs(bots, false).jobOf(delivery, body, routed, 42)).toEqual({
+      webhook: 'bot',
+      deliveryId: 'u1',
+      kind: 'messageCreate',
+      body: '{"id":"d1","é":1}',
+      headers: { 'x-svc-delivery': 'd1' },
+      receivedAt: 42,
+    });
+    expect(botJobs(bots, true).jobOf(delivery, body, routed, 42).verifiedBy).toBe('bot7');
+    expect('verifiedBy' in botJobs(bots, true).jobOf(delivery, body, { ...req, originalUrl: '/elsewhere' }, 42)).toBe(false);
+    expect(botJobs(bots, true).signatureOf({} as never)).toEqual(Buffer.alloc(0));
+  });
+});
+
+describe('the request a worker rebuilds from a job', () => {
+  it('has the kept headers, as a raw list too', () => {
+    expect(headersOnly({ 'x-svc-delivery': 'd1', 'x-svc-event': 'task.created' })).toEqual({
+      headers: { 'x-svc-delivery': 'd1', 'x-svc-event': 'task.created' },
+      rawHeaders: ['x-svc-delivery', 'd1', 'x-svc-event', 'task.created'],
+    });
+  });
+});
