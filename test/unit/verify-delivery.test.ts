@@ -275,3 +275,17 @@ describe('the input of the standalone verifiers', () => {
     expect(verifyBoardDelivery({ ...boardInput(event), schemaPolicy: 'skip' }).deliveryId).toBe(event.id);
   });
 });
+
+describe('a signature header with anything around the signature', () => {
+  it.each([
+    ['before', (good: string) => `x${good}`],
+    ['after', (good: string) => `${good}0`],
+  ])('is malformed with text %s it, even when the MAC itself is right', (_where, wrap) => {
+    const board = boardInput(boardEvent('ping'));
+    const boardHeader = board.headers['X-Svc-Signature']!;
+    expect(refusal(() => verifyBoardDelivery({ ...board, headers: { ...board.headers, 'X-Svc-Signature': wrap(boardHeader) } }))).toEqual({ code: 'signature_malformed', status: 401 });
+    const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
+    const botHeaders: Record<string, string> = { ...bot.headers, 'X-Svc-Signature': wrap(bot.headers['X-Svc-Signature']!) };
+    expect(refusal(() => verifyBotDelivery({ body: bot.body, headers: botHeaders, secret }))).toEqual({ code: 'signature_malformed', status: 401 });
+  });
+});
