@@ -78,3 +78,14 @@ describe('the id table', () => {
     expect([...out]).toEqual([0x01234567, 0x89abcdef, 0x01234567, 0x89abcdef]);
   });
 });
+
+describe('the words of an id that is not a UUID', () => {
+  it('come from its hash, so two 36-character ids that are not UUIDs differ', () => {
+    const a = new Uint32Array(4);
+    const b = new Uint32Array(4);
+    idWords('x'.repeat(36), a);
+    idWords('y'.repeat(36), b);
+    expect([...a]).not.toEqual([...b]);
+    expect([...a]).not.toEqual([0, 0, 0, 0]);
+  });
+});

@@ -52,6 +52,11 @@ describe('reading the body of a Fetch Request', () => {
     expect(cancelled()).toBe(err);
   });
 
+  it('takes a body whose declared length is the limit', async () => {
+    const { request } = streamed(['12345', '67890'], { headers: { 'content-length': '10' } });
+    expect((await readWebBody(request, 10)).length).toBe(10);
+  });
+
   it('refuses an oversize declared in Content-Length before reading', async () => {
     const { request, cancelled } = streamed(['{}'], { headers: { 'content-length': '11' } });
     expect((await refusal(readWebBody(request, 10))).code).toBe('body_too_large');

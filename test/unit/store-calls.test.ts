@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { SvcWebhookError, type DeliveryStore } from '../../src';
-import { claimDelivery, releaseClaim } from '../../src/dedup/claim';
+import { claimDelivery, commitWithRetry, releaseClaim } from '../../src/dedup/claim';
 
 const failure = new Error('connection refused');
 
@@ -65,6 +65,7 @@ describe('releasing the claim of a failed delivery', () => {
     await releaseClaim(store({ release: () => Promise.reject(failure) }), 'b', 't', logger);
     expect(lines.map((l) => l.fields.deliveryId)).toEqual(['a', 'b']);
     expect(lines[0]!.fields.err).toMatchObject({ message: 'connection refused' });
+    expect(lines[1]!.fields.err).toMatchObject({ message: 'connection refused' });
   });
 
   it('logs nothing when the store released it', async () => {
@@ -74,3 +75,52 @@ describe('releasing the claim of a failed delivery', () => {
     expect(lines).toEqual([]);
   });
 });
+
+describe('committing a handled delivery', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 0 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** A store whose commit fails `failures` times, recording when each commit was tried. */
+  function flakyStore(failures: number) {
+    const triedAt: number[] = [];
+    return {
+      triedAt,
+      store: store({
+        commit: () => {
+          triedAt.push(performance.now());
+          if (triedAt.length <= failures) throw failure;
+        },
+      }),
+    };
+  }
+
+  it('is done at once when the first commit succeeded', async () => {
+    const { logger, lines } = errorLog();
+    await expect(commitWithRetry(store({}), 'a', 't', performance.now() + 1000, logger, undefined)).resolves.toBe(true);
+    expect(lines).toEqual([]);
+  });
+
+  it('retries a failed commit after 50 ms, doubling the wait up to 2 s, until it is recorded', async () => {
+    const { logger, lines } = errorLog();
+    const { store: flaky, triedAt } = flakyStore(7);
+    const start = performance.now();
+    const done = commitWithRetry(flaky, 'a', 't', start + 60_000, logger, { error: failure });
+    await jest.advanceTimersByTimeAsync(60_000);
+    await expect(done).resolves.toBe(true);
+    expect(triedAt.map((t) => t - start)).toEqual([50, 150, 350, 750, 1550, 3150, 5150, 7150]);
+    expect(lines).toEqual([]);
+  });
+
+  it('gives up when the lease ends, logging that a repeat would run the handlers again', async () => {
+    const { logger, lines } = errorLog();
+    const { store: failing, triedAt } = flakyStore(Number.POSITIVE_INFINITY);
+    const start = performance.now();
+    const done = commitWithRetry(failing, 'a', 't', start + 300, logger, { error: failure });
+    await jest.advanceTimersByTimeAsync(1000);
+    await expect(done).resolves.toBe(false);
+    // 50, 150, then the last wait is cut to what is left of the lease (300).
+    expect(triedAt.map((t) => t - start)).toEqual([50, 150, 300]);
+    expect(lines.map((l) => l.fields.deliveryId)).toEqual(['a']);
+  });
+});
+
