@@ -114,8 +114,16 @@ let defaultLogger: Logger | undefined;
 export const LOG_BATCH = { minLength: 4096, periodicFlush: 250 } as const;
 
 function fallbackLogger(): Logger {
-  defaultLogger ??= pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...LOG_BATCH }));
+  defaultLogger ??= pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...(inWorkers() ? {} : LOG_BATCH) }));
   return defaultLogger;
+}
+
+/**
+ * Cloudflare Workers keep no process between requests to write a batch later: there each line is
+ * written as soon as it is logged.
+ */
+function inWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
 }
 
 /** Writes what the logger holds; resolves when written, or at once for a logger that cannot say. */
