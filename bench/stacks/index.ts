@@ -52,7 +52,7 @@ export const STACKS: readonly Stack[] = [
   },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
-  { name: 'express-floor', label: 'Express floor (Express 5 route, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'express-floor', label: 'Express floor (Express 5 app.use, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'node-floor', label: 'node floor (node:http, by hand)', module: 'node-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
