@@ -13,7 +13,7 @@ const config: Config = {
   testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',
-    '/test/integration/(package-exports|example-server|fixtures)\\.test\\.ts$',
+    '/test/integration/(package-exports|example-server|fixtures|log-flush)\\.test\\.ts$',
     '/test/unit/(generated-validators|schema-sync)\\.test\\.ts$',
   ],
   // An absolute path: Stryker loads the environment itself, without Jest's <rootDir>.
