@@ -76,6 +76,8 @@ describe('the id table', () => {
     expect([...out]).toEqual([0x01234567, 0x89abcdef, 0x01234567, 0x89abcdef]);
     idWords('01234567-89AB-CDEF-0123-456789ABCDEF', out);
     expect([...out]).toEqual([0x01234567, 0x89abcdef, 0x01234567, 0x89abcdef]);
+    idWords('01234567-89ab-cdef-fedc-ba9876543210', out);
+    expect([...out]).toEqual([0x01234567, 0x89abcdef, 0xfedcba98, 0x76543210]);
   });
 });
 
