@@ -125,6 +125,17 @@ describe('readRawBody', () => {
       await expect(readRawBody(ended, 1024)).rejects.toMatchObject({ code: 'body_already_consumed' });
     });
 
+    it('any other body value, an empty object of a class, or a stream no longer readable: 500 body_already_consumed', async () => {
+      class Parsed {}
+      for (const body of [null, new Parsed(), Object.create(null) as object, 'text', []]) {
+        const req = Object.assign(request({ 'content-length': '2' }), { body });
+        await expect(readRawBody(req, 1024)).rejects.toMatchObject({ code: 'body_already_consumed', status: 500 });
+      }
+      const closed = request({ 'content-length': '2' });
+      closed.destroy();
+      await expect(readRawBody(closed, 1024)).rejects.toMatchObject({ code: 'body_already_consumed' });
+    });
+
     it("Express 4's empty placeholder ({} before any parser ran) is no parsed body: the stream is read", async () => {
       const req = Object.assign(request({ 'content-length': '2' }), { body: {} });
       const read = readRawBody(req, 1024);
