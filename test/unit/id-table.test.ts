@@ -91,3 +91,18 @@ describe('the words of an id that is not a UUID', () => {
     expect([...a]).not.toEqual([0, 0, 0, 0]);
   });
 });
+
+describe('an id table that has grown', () => {
+  it('still holds every key, once, after growing several times', () => {
+    const table = new IdTable();
+    const initial = table.bytes;
+    const key = (n: number) => new Uint32Array([n, n * 7, n * 13, n * 31]);
+    for (let n = 1; n <= 5000; n++) table.add(key(n));
+    for (let n = 1; n <= 5000; n++) table.add(key(n));
+    expect(table.bytes).toBeGreaterThanOrEqual(initial * 8);
+    expect(table.size).toBe(5000);
+    for (let n = 1; n <= 5000; n++) expect(table.has(key(n))).toBe(true);
+    expect(table.has(key(5001))).toBe(false);
+  });
+});
+

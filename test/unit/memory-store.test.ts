@@ -184,6 +184,23 @@ describe('claims and closing', () => {
     expect(store.stats().claims).toBe(1);
   });
 
+  it('sweeps at most once a minute, from the first claim on', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    store.claim('abandoned', 1000);
+    now = 30_000;
+    store.claim('other', 120_000);
+    expect(store.stats().claims).toBe(2);
+  });
+
+  it('lets a retry claim an id whose lease ends exactly now', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    store.claim('a', 1000);
+    now = 1000;
+    expect(store.claim('a', 1000).state).toBe('claimed');
+  });
+
   it('keeps a claim whose lease still runs at the sweep', () => {
     let now = 0;
     const store = memoryStore({ now: () => now });
