@@ -164,8 +164,7 @@ export class Receiver<S, D extends Delivery> {
           if (released !== undefined) await released;
           throw err;
         }
-        const accepted = this.commitAccepted(delivery.id, claim.token, started, detach);
-        if (accepted !== undefined) await accepted;
+        this.commitEnqueued(delivery.id, claim.token, started, detach);
         return { state: 'enqueued', delivery };
       }
 
@@ -201,6 +200,19 @@ export class Receiver<S, D extends Delivery> {
   private commitAccepted(id: string, token: string, started: number, detach: () => void): void | Promise<void> {
     const committed = attempt(() => this.settings.store.commit(id, token));
     return isThenable<StoreFailure>(committed) ? committed.then((failed) => this.commitLater(id, token, started, detach, failed)) : this.commitLater(id, token, started, detach, committed);
+  }
+
+  /**
+   * Inbox mode: the queue holds the delivery, so the answer does not wait for the store's record.
+   * The commit is sent now (before a later request's claim) and retried in the background while
+   * the lease keeps repeats away; a repeat that comes first is answered 409 and retried by svc.
+   */
+  private commitEnqueued(id: string, token: string, started: number, detach: () => void): void {
+    const { store, leaseMs, logger } = this.settings;
+    const committed = attempt(() => store.commit(id, token));
+    if (!isThenable<StoreFailure>(committed)) return this.commitLater(id, token, started, detach, committed);
+    detach();
+    this.inBackground(committed.then((failed) => commitWithRetry(store, id, token, started + leaseMs, logger, failed)));
   }
 
   private commitLater(id: string, token: string, started: number, detach: () => void, failed: StoreFailure): void {
