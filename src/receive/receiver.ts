@@ -51,9 +51,10 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
 
 /**
  * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
- * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be.
+ * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be. `trace`:
+ * the receive span, which the processing spans link to.
  */
-export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number) => Promise<void>;
+export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: DeliveryTrace | undefined) => Promise<void>;
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -158,7 +159,7 @@ export class Receiver<S, D extends Delivery> {
 
       if (this.handoff !== undefined) {
         try {
-          await this.handoff(delivery, body, request, now);
+          await this.handoff(delivery, body, request, now, trace);
         } catch (err) {
           const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
           if (released !== undefined) await released;
