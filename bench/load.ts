@@ -148,10 +148,10 @@ async function runUndisturbed(
  * Every round runs every stack on every body size, always in the same order. With more than one
  * lane (the smoke run only: it checks answers, not speed) lanes run side by side.
  */
-export async function runRounds(config: BenchConfig, report: (cell: Cell, retry: boolean) => void): Promise<Cell[]> {
+export async function runRounds(config: BenchConfig, report: (cell: Cell, retry: boolean) => void, stacks: readonly Stack[] = STACKS): Promise<Cell[]> {
   const plan: Array<{ stack: Stack; size: BodySize; round: number }> = [];
   for (let round = 1; round <= config.rounds; round++) {
-    for (const size of config.sizes) for (const stack of STACKS) plan.push({ stack, size, round });
+    for (const size of config.sizes) for (const stack of stacks) plan.push({ stack, size, round });
   }
   const cells: Cell[] = new Array(plan.length);
   const budget = { retries: config.retryBudget };

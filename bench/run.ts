@@ -17,9 +17,9 @@ import { measureStages, measureStore } from './micro';
 import { REPORT_FILE, ROOT } from './paths';
 import { summariseProfile } from './profile';
 import { renderMarkdown, renderTerminal, type ProfileResult } from './report';
-import { stack } from './stacks/index';
+import { stack, type StackName } from './stacks/index';
 import { measureStartup } from './startup';
-import { fixed, grouped } from './stats';
+import { fixed, grouped, median } from './stats';
 import { evaluateTargets } from './targets';
 import { postgresMigrationSql } from '../src/dedup/postgres-sql';
 import { PostgresServer } from '../test/support/postgres-server';
@@ -70,7 +70,55 @@ async function startBenchPostgres(): Promise<PostgresServer> {
   return postgres;
 }
 
+/** The value after `--name` on the command line, if any. */
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/**
+ * `npm run bench -- --only a,b[,c] [--rounds n] [--size 2kb|256kb]`: the load rounds of a few stacks
+ * only, printed as medians with ratios to the first stack (`--profile`: then a CPU profile of each,
+ * under .bench/); BENCHMARKS.md is left as it is. For
+ * checking one change quickly; the figures of record come from the full run.
+ */
+async function compare(names: readonly string[]): Promise<void> {
+  const stacks = names.map((name) => stack(name as StackName));
+  const size = option('size');
+  const config: BenchConfig = { ...FULL, rounds: Number(option('rounds') ?? 3), sizes: size === undefined ? ['2kb'] : [size as BodySize] };
+  const needsRedis = names.some((name) => name.includes('redis'));
+  const redis = needsRedis ? await RedisServer.start({ appendOnly: false }) : undefined;
+  if (redis !== undefined) process.env.SVC_BENCH_REDIS_URL = redis.url;
+  const postgres = names.some((name) => name.includes('postgres')) ? await startBenchPostgres() : undefined;
+  try {
+    const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), stacks);
+    if (process.argv.includes('--profile')) {
+      for (const s of stacks) {
+        const cell = await withLoadGenerator((loadgen) => runCell(s, config.sizes[0]!, 0, config, loadgen, { profileName: `${s.name}-${config.sizes[0]}` }));
+        say(`  profiled ${s.name}: ${cell.profile === undefined ? cell.problem : relative(ROOT, cell.profile)}`);
+      }
+    }
+    say('');
+    for (const s of config.sizes) {
+      const of = (name: StackName, pick: (c: Cell) => number) => median(cells.filter((c) => c.ok && c.stack === name && c.size === s).map(pick));
+      const base = stacks[0]!.name;
+      for (const { name } of stacks) {
+        const rps = of(name, (c) => c.rps);
+        const cpu = of(name, (c) => c.cpuUsPerRequest);
+        say(`${s.padEnd(6)} ${name.padEnd(24)} ${grouped(rps).padStart(7)} req/s ${fixed(cpu, 1).padStart(7)} µs/req   vs ${base}: req/s ${fixed(rps / of(base, (c) => c.rps), 3)}×  CPU ${fixed(cpu / of(base, (c) => c.cpuUsPerRequest), 3)}×`);
+      }
+    }
+  } finally {
+    await Promise.all([redis?.close(), postgres?.close()]);
+  }
+}
+
 async function main(): Promise<void> {
+  const only = option('only');
+  if (only !== undefined) {
+    say(`compiled ${compileForChildren()} files for the child processes`);
+    return compare(only.split(','));
+  }
   const config = process.argv.includes('--smoke') ? SMOKE : FULL;
   const started = Date.now();
   const machine = describeMachine();

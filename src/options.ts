@@ -71,7 +71,13 @@ export interface Settings {
   readonly leaseMs: number;
   readonly abandonAfterMs: number;
   readonly store: DeliveryStore;
+  /** Every line the library logs except the one below, scrubbed of secrets and credentials. */
   readonly logger: Logger;
+  /**
+   * The one line per accepted delivery. Its fields are the library's own (a canonical id, the kind
+   * of a verified delivery, numbers), so nothing in it needs scrubbing, and it is the hot path.
+   */
+  readonly lineLogger: Logger;
   readonly schemaPolicy: SchemaPolicy;
   readonly toleranceSeconds: number;
   readonly inbox?: InboxSettings;
@@ -99,9 +105,36 @@ export const REDACT_PATHS = [
 
 let defaultLogger: Logger | undefined;
 
+/**
+ * Lines are gathered and written by the event loop in batches (at 4 KiB, and at least every 250 ms),
+ * never with a blocking write: a slow reader of stdout (a pipe, a log shipper) must not stall
+ * deliveries. pino writes what is pending when the process exits, also after an uncaught exception;
+ * `close()` writes it too. A SIGKILL loses at most the last 250 ms of lines.
+ */
+export const LOG_BATCH = { minLength: 4096, periodicFlush: 250 } as const;
+
 function fallbackLogger(): Logger {
-  defaultLogger ??= pino({ name: 'svc-webhooks', redact: REDACT_PATHS });
+  defaultLogger ??= pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...(inWorkers() ? {} : LOG_BATCH) }));
   return defaultLogger;
+}
+
+/**
+ * Cloudflare Workers keep no process between requests to write a batch later: there each line is
+ * written as soon as it is logged.
+ */
+function inWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
+}
+
+/** Writes what the logger holds; resolves when written, or at once for a logger that cannot say. */
+export function flushLog(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      logger.flush(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
 }
 
 /** Checks and normalises options once, at setup; a bad option throws here, never per request. */
@@ -113,7 +146,8 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   }
   const timeoutMs = optionNumber(options.timeout, 8_000, 'timeout', 1, MAX_TIMEOUT_MS);
   const fixedSecrets = typeof options.secret === 'string' ? [options.secret] : Array.isArray(options.secret) ? (options.secret as unknown[]).filter((s): s is string => typeof s === 'string') : [];
-  const logger = (options.logger ?? fallbackLogger()).child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(fixedSecrets) });
+  const parent = options.logger ?? fallbackLogger();
+  const logger = parent.child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(fixedSecrets) });
   const policy = options.schemaPolicy ?? 'reject';
   if (!schemaPolicies.includes(policy)) throw new TypeError(`svc-webhooks: \`schemaPolicy\` must be one of ${schemaPolicies.join(', ')}`);
   if (options.now !== undefined && typeof options.now !== 'function') throw new TypeError('svc-webhooks: `now` must be a function returning ms since the epoch');
@@ -130,6 +164,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     abandonAfterMs: optionNumber(options.abandonAfter, 15 * 60_000, 'abandonAfter', timeoutMs + 1, DEFAULT_RETENTION_MS),
     store: options.store ?? memoryStore({ logger }),
     logger,
+    lineLogger: parent.child({ webhook }),
     schemaPolicy: policy,
     toleranceSeconds: toleranceOption(options.tolerance),
     ...(options.inbox === undefined ? {} : { inbox: inboxSettings(options.inbox) }),

@@ -1,5 +1,7 @@
 /**
- * The stacks under test, in the order each round runs them. Only names are listed here: each server
+ * The stacks under test, in the order each round runs them and the tables show them: the default
+ * mount first, then its peers and the floors. A stack compared with the default mount in a target
+ * runs right after it, so both see the machine in the same state. Only names are listed here: each server
  * child loads just its own stack's module, so one stack's dependencies never count in another's RSS.
  */
 import type { Webhook } from '../bodies';
@@ -9,6 +11,7 @@ export type StackName =
   | 'node-floor'
   | 'express-floor'
   | 'svc-board-express'
+  | 'svc-board-express-unlogged'
   | 'svc-bot-express'
   | 'svc-board-node'
   | 'svc-board-front'
@@ -35,9 +38,13 @@ export interface Stack {
 }
 
 export const STACKS: readonly Stack[] = [
-  { name: 'node-floor', label: 'node floor (node:http, by hand)', module: 'node-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
-  { name: 'express-floor', label: 'Express floor (Express 5 route, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-express', label: 'svc-webhooks board, Express 5', module: 'svc-express', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-express-unlogged', label: 'svc-webhooks board, Express 5, logging off', module: 'svc-express-unlogged', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
+  { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
+  { name: 'express-floor', label: 'Express floor (Express 5 route, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'node-floor', label: 'node floor (node:http, by hand)', module: 'node-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
@@ -52,11 +59,8 @@ export const STACKS: readonly Stack[] = [
     webhook: 'board',
     path: '/webhooks/board',
   },
-  { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
-  { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
-  { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
 ];
 
 export function stack(name: StackName): Stack {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { BODY_TIMEOUT_MS, alreadyConsumed, bodyTimeout, declaredLength, ended, joinBody, readFailed, tooLarge } from './body-bounds';
+import getRawBody from 'raw-body';
+import { BODY_TIMEOUT_MS, alreadyConsumed, bodyTimeout, declaredLength, ended, readFailed, tooLarge } from './body-bounds';
 import { SvcWebhookError } from '../errors';
 
 export { BODY_TIMEOUT_MS } from './body-bounds';
@@ -13,11 +14,14 @@ const MOUNT_HINT =
 
 /**
  * The exact bytes of a Node request's body, bounded by `limit`: signatures are over these bytes,
- * so they are never re-serialised. A Buffer left by express.raw() is used as it is.
+ * so they are never re-serialised. raw-body reads the stream (the limit, the declared length, the
+ * abort); around it stay what it does not do: a body another parser already read, the early refusal
+ * of a declared length over the limit, and the sender's deadline for the whole body.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const parsed = (req as MaybeParsed).body;
   if (Buffer.isBuffer(parsed)) {
+    // A Buffer left by express.raw() is the body as it was sent.
     return parsed.length > limit ? Promise.reject(tooLarge(limit)) : Promise.resolve(parsed);
   }
   if ((req as MaybeParsed)._body === true || (parsed !== undefined && !isEmptyPlaceholder(parsed)) || req.readableEnded || req.readable === false) {
@@ -29,56 +33,39 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     req.pause();
     return Promise.reject(tooLarge(limit));
   }
-  if (req.readableEncoding) {
-    return Promise.reject(new SvcWebhookError('body_read_failed', 'the request stream was set to decode text; svc-webhooks needs the raw bytes'));
-  }
-  return readStream(req, limit, declared);
+  const reading = getRawBody(req, declared === undefined ? { limit } : { limit, length: declared });
+  return new Promise((resolve, reject) => {
+    // A body still arriving when the sender has given up is from no real delivery.
+    const timer = setTimeout(() => {
+      req.pause();
+      reject(bodyTimeout());
+    }, BODY_TIMEOUT_MS);
+    reading.then(
+      (body) => {
+        clearTimeout(timer);
+        resolve(body);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(readError(err, limit));
+      },
+    );
+  });
 }
 
-/**
- * Reads the stream with as few operations on `req` as it takes: four listeners, never removed (the
- * request is dropped with them). Inside Express every operation on `req` costs several times more,
- * because Express swaps the request's prototype, so this is cheaper than a general-purpose reader.
- */
-function readStream(req: IncomingMessage, limit: number, declared: number | undefined): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const fail = (error: SvcWebhookError) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      req.pause();
-      reject(error);
-    };
-    const timer = setTimeout(() => fail(bodyTimeout()), BODY_TIMEOUT_MS);
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      received += chunk.length;
-      if (received > limit) fail(tooLarge(limit));
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      let body: Buffer;
-      try {
-        body = joinBody(chunks, received, declared);
-      } catch (err) {
-        fail(err as SvcWebhookError);
-        return;
-      }
-      settled = true;
-      clearTimeout(timer);
-      resolve(body);
-    });
-    req.on('error', (err: Error) => fail(readFailed(err)));
-    // A request destroyed before its end (the client went away) emits close without end. Every
-    // request emits close, so the error (and its stack trace) is only made when it is needed.
-    req.on('close', () => {
-      if (!settled) fail(readFailed(ended()));
-    });
-  });
+/** raw-body's errors (each has a `type`) as the library's. */
+function readError(err: unknown, limit: number): SvcWebhookError {
+  switch (typeof err === 'object' && err !== null ? (err as { type?: unknown }).type : undefined) {
+    case 'entity.too.large':
+      return tooLarge(limit);
+    case 'stream.encoding.set':
+      return new SvcWebhookError('body_read_failed', 'the request stream was set to decode text; svc-webhooks needs the raw bytes');
+    case 'request.aborted':
+      return readFailed(ended());
+    default:
+      // 'request.size.invalid' (fewer or more bytes than Content-Length) and stream errors.
+      return readFailed(err);
+  }
 }
 
 // Express 4 sets req.body to {} before any parser ran; that does not mean the stream was read.

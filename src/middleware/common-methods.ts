@@ -1,6 +1,8 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
 import type { InboxWorker, WorkOptions } from '../inbox/inbox-worker';
 import type { WebhookInbox } from '../inbox/webhook-inbox';
+import type { Logger } from 'pino';
+import { flushLog } from '../options';
 import type { Middleware } from './node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
@@ -13,7 +15,8 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
   onDelivery(listener: DeliveryListener): this;
   /**
    * Stops taking deliveries (503) and resolves once running handlers have settled and committed (in
-   * inbox mode: once the deliveries being enqueued are, and the queue connection is closed).
+   * inbox mode: once the deliveries being enqueued are, and the queue connection is closed), and
+   * every line logged until then is written.
    */
   close(): Promise<void>;
   /**
@@ -47,7 +50,7 @@ function mustBeFunction(value: unknown, what: string): void {
 }
 
 /** The methods both webhooks share: onAny, onError, onDelivery, close and work. */
-export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, inbox: Pick<WebhookInbox<never>, 'work' | 'close'>, close: () => Promise<void>) {
+export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, inbox: Pick<WebhookInbox<never>, 'work' | 'close'>, close: () => Promise<void>, logger: Logger) {
   return {
     onAny(handler: AnyHandler): M {
       mustBeFunction(handler, 'a handler');
@@ -67,6 +70,8 @@ export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<Any
     async close(): Promise<void> {
       await close();
       await inbox.close();
+      // The log is written in batches: what is logged before close() resolves is written by then.
+      await flushLog(logger);
     },
     work: (options?: WorkOptions) => inbox.work(options),
   };

@@ -33,13 +33,15 @@ function fetchRequest(req: IncomingMessage): Request {
   return new Request(url, { method: req.method ?? 'POST', headers });
 }
 
-/** Writes an Outcome, unless something already answered. */
+/**
+ * Writes an Outcome, unless something already answered. The headers go in one writeHead() call:
+ * on a response with no headers set yet (node:http) node then skips its per-header bookkeeping.
+ */
 export function sendOutcome(res: ServerResponse, outcome: Outcome): void {
   if (res.headersSent) return;
-  res.statusCode = outcome.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(outcome.body));
-  if (outcome.retryAfter !== undefined) res.setHeader('Retry-After', String(outcome.retryAfter));
-  if (outcome.closeConnection) res.setHeader('Connection', 'close');
+  const headers = ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(outcome.body))];
+  if (outcome.retryAfter !== undefined) headers.push('Retry-After', String(outcome.retryAfter));
+  if (outcome.closeConnection) headers.push('Connection', 'close');
+  res.writeHead(outcome.status, headers);
   res.end(outcome.body);
 }
