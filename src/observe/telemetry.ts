@@ -185,13 +185,7 @@ export class DeliveryTrace {
       SPAN_RECEIVE,
       {
         kind: otel.SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'svc',
-          'messaging.operation.type': 'receive',
-          'messaging.operation.name': 'receive',
-          'messaging.destination.name': webhook,
-          'svc.webhook': webhook,
-        },
+        attributes: messagingAttributes(webhook, 'receive'),
       },
       parent,
     );
@@ -273,12 +267,8 @@ export class ProcessTrace {
       {
         kind: otel.SpanKind.CONSUMER,
         attributes: {
-          'messaging.system': 'svc',
-          'messaging.operation.type': 'process',
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': webhook,
+          ...messagingAttributes(webhook, 'process'),
           'messaging.message.id': attempt.deliveryId,
-          'svc.webhook': webhook,
           'svc.webhook.kind': attempt.kind,
           'svc.webhook.attempt': attempt.attempt,
         },
@@ -309,6 +299,11 @@ export class ProcessTrace {
   }
 }
 
+/** The messaging conventions' attributes, and the webhook, that every span of the library carries. */
+function messagingAttributes(webhook: Webhook, operation: 'receive' | 'process'): OtelApi.Attributes {
+  return { 'messaging.system': 'svc', 'messaging.operation.type': operation, 'messaging.operation.name': operation, 'messaging.destination.name': webhook, 'svc.webhook': webhook };
+}
+
 /** The span context a carrier describes, or undefined when it is absent or malformed. */
 function spanContextOf(otel: Api, carrier: TraceCarrier | undefined): OtelApi.SpanContext | undefined {
   const found = typeof carrier?.traceparent === 'string' ? /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(carrier.traceparent) : null;
@@ -331,12 +326,8 @@ function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context
       SPAN_HANDLER,
       {
         attributes: {
-          'messaging.system': 'svc',
-          'messaging.operation.type': 'process',
-          'messaging.operation.name': 'process',
-          'messaging.destination.name': webhook,
+          ...messagingAttributes(webhook, 'process'),
           'messaging.message.id': deliveryId,
-          'svc.webhook': webhook,
           'svc.webhook.kind': kind,
           'svc.webhook.handler.index': index,
         },
