@@ -60,14 +60,17 @@ export function percentile(values: readonly number[], p: number): number {
 /**
  * Open loop: `rate` deliveries a second for `seconds`, each answer timed, after `warmUp` deliveries
  * sent at once, which open the connections. Connections are opened as the answers in flight need
- * them, as svc does.
+ * them, as svc does. `onStart` is called as the loop starts; the answer tells this process's CPU
+ * time over the loop.
  */
-export async function openLoop(port: number, rate: number, seconds: number, warmUp: number): Promise<LatencyFigures> {
+export async function openLoop(port: number, rate: number, seconds: number, warmUp: number, onStart: () => void): Promise<LatencyFigures & { cpuSeconds: number }> {
   const agent = new Agent({ keepAlive: true });
   try {
     await Promise.all(Array.from({ length: warmUp }, () => post(port, signedEvent(`${WARM_UP_BOARD}${randomUUID()}`, 1), agent)));
     const answers: Array<Promise<{ status: number; ms: number }>> = [];
     const count = Math.max(1, Math.round(rate * seconds));
+    onStart();
+    const cpu = process.cpuUsage();
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       const due = started + (i * 1000) / rate;
@@ -76,8 +79,15 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
       answers.push(post(port, signedEvent(randomUUID(), 1), agent));
     }
     const done = await Promise.all(answers);
+    const used = process.cpuUsage(cpu);
     const ms = done.map((a) => a.ms);
-    return { p50: percentile(ms, 50), p99: percentile(ms, 99), count: done.length, non2xx: done.filter((a) => a.status < 200 || a.status >= 300).length };
+    return {
+      p50: percentile(ms, 50),
+      p99: percentile(ms, 99),
+      count: done.length,
+      non2xx: done.filter((a) => a.status < 200 || a.status >= 300).length,
+      cpuSeconds: (used.user + used.system) / 1e6,
+    };
   } finally {
     agent.destroy();
   }

@@ -2,7 +2,7 @@
 import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
 import type { StoreReport } from './children/store';
-import type { InboxReport } from './inbox';
+import { MAX_OTHER_CORES, type InboxReport } from './inbox';
 import type { BenchConfig } from './config';
 import type { Cell } from './load';
 import type { Machine } from './machine';
@@ -145,7 +145,8 @@ function inboxSection(inbox: InboxReport): string {
     `The sender is a process of its own; in inbox mode one worker process (concurrency 2,000) runs the handlers meanwhile, ` +
     `${inbox.pinned ? 'the receiver and the worker pinned to a core each (as on machines of their own), the sender and redis-server where the scheduler puts them' : 'every process where the scheduler puts it'}. ` +
     `Time to 2xx is timed by the sender, from the request to the answer's headers; "in the receiver" is the receiver's own time from the request's arrival to its answer (its delivery records), ` +
-    `which leaves out the sender's and the kernel's share:\n\n${latency}\n\n` +
+    `which leaves out the sender's and the kernel's share. A measurement during which other processes took more than ${MAX_OTHER_CORES} cores is run again (${inbox.attempts} attempts at most, the least disturbed kept); ` +
+    `they took ${fixed(inbox.inbox.otherCores, 2)} cores during the inbox measurement and ${fixed(inbox.direct.otherCores, 2)} during the direct one:\n\n${latency}\n\n` +
     `One receiver process enqueues **${grouped(inbox.enqueuedPerSecond)}** deliveries/s (10 connections, closed loop, no worker running); ` +
     `one worker process then runs **${grouped(inbox.processedPerSecond)}** deliveries/s with a 0 ms handler (concurrency 10; warm-up deliveries counted in).\n\n` +
     `Board order (\`ordered: true\`), events enqueued in sequence order per board, interleaved across boards, then handled by one worker (the rate counts in the 50 warm-up deliveries the receiver took first, each on a board of its own):\n\n${ordered}`

@@ -3,7 +3,8 @@
  * direct mode, with the Redis store), `worker` (runs the handlers of the inbox) or `sender` (the
  * open loop of the time to 2xx, against PORT). It talks to the parent in lines on stdout:
  * `ready [port]`; for a worker `done <ms>` once it has handled EXPECT deliveries (the time from its
- * first handler call to the last one's end); for a sender `result <json>`; for a receiver, on
+ * first handler call to the last one's end) and `warmed` once it has handled WARM_UP_EXPECT warm-up
+ * deliveries; for a sender `start` as its open loop starts and `result <json>` at its end; for a receiver, on
  * SIGUSR2, `own <json>`: its own time from a delivery's arrival to its answer (from its delivery
  * records, warm-up deliveries left out).
  */
@@ -18,7 +19,9 @@ const role = process.argv[2];
 const env = process.env;
 
 if (role === 'sender') {
-  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP)).then((figures) => process.stdout.write(`result ${JSON.stringify(figures)}\n`));
+  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP), () => process.stdout.write('start\n')).then((figures) =>
+    process.stdout.write(`result ${JSON.stringify(figures)}\n`),
+  );
 } else {
   const url = env.SVC_BENCH_REDIS_URL!;
   const prefix = env.INBOX_PREFIX!;
