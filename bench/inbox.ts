@@ -5,10 +5,10 @@
  * on the compiled code, against the bench's local redis-server; the parent sends signed board
  * events, each a distinct delivery.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { machineBusySeconds } from './host-cpu';
 import { childEnv, nodeCommand, pinned } from './ipc';
@@ -53,7 +53,7 @@ export interface InboxReport {
   /** Time to 2xx, ms: p50 and p99, inbox and direct. */
   readonly inbox: LatencyReport;
   readonly direct: LatencyReport;
-  /** Whether the receiver and the worker ran on a core each for the time to 2xx. */
+  /** Whether the receiver (with redis-server) and the worker ran on a core each for the time to 2xx. */
   readonly pinned: boolean;
   readonly enqueuedPerSecond: number;
   readonly processedPerSecond: number;
@@ -186,12 +186,39 @@ async function redisCpuSeconds(redis: Redis): Promise<number> {
 }
 
 /**
+ * The pid of the redis-server on `url`'s port (it names itself `redis-server <host>:<port>`): the
+ * bench's parent starts it without a handle to its process.
+ */
+function redisPid(url: string): number | undefined {
+  const port = new URL(url).port;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (/^redis-server \S+:(\d+)/.exec(readFileSync(`/proc/${entry}/cmdline`, 'utf8'))?.[1] === port) return Number(entry);
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  return undefined;
+}
+
+/** Pins redis-server to `core`; answers how to give it back the cores it had, or undefined when it could not. */
+function pinRedis(url: string, core: 0 | 1): (() => void) | undefined {
+  const pid = redisPid(url);
+  if (pid === undefined) return undefined;
+  const mask = /: ([0-9a-f]+)\s*$/.exec(spawnSync('taskset', ['-p', String(pid)], { encoding: 'utf8' }).stdout ?? '')?.[1];
+  if (mask === undefined || spawnSync('taskset', ['-p', '-c', String(core), String(pid)]).status !== 0) return undefined;
+  return () => void spawnSync('taskset', ['-p', mask, String(pid)]);
+}
+
+/**
  * Time to 2xx of one receiver in `mode`, the handler taking `config.slowHandlerMs`: an open loop
- * from a sender process. `pin` (where the machine allows): the receiver on core 0 and the worker on
- * core 1, as they would run on machines of their own in production, rather than taking turns on
- * both cores; the sender and redis-server run where the scheduler puts them (mostly the receiver's
- * core, idle while it waits for them: the deliveries are one chain). The time to 2xx is a tail
- * figure that any other process on the machine moves, so a disturbed measurement is run again.
+ * from a sender process. `pin` (where the machine allows): the receiver and redis-server on core 0,
+ * the worker on core 1. In production each has CPU of its own; on two cores the receiver and Redis
+ * take turns on one (the receiver waits while Redis works), and neither waits behind the worker's
+ * CPU, the heavy one (1,000 runs in flight). Redis serves the worker's commands as well. The sender
+ * runs where the scheduler puts it. The time to 2xx is a tail figure that any other process on the
+ * machine moves, so a disturbed measurement is run again.
  */
 async function inboxLatency(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin = pinned): Promise<LatencyReport> {
   let best: LatencyReport | undefined;
@@ -206,6 +233,7 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' 
   const core = (n: 0 | 1) => (pin ? n : undefined);
   const env = { SVC_BENCH_REDIS_URL: redisUrl, HANDLER_MS: String(config.slowHandlerMs), MODE: mode, INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}` };
   const redis = new Redis(redisUrl);
+  const unpinRedis = pin ? pinRedis(redisUrl, 0) : undefined;
   const r = await receiver(env, core(0), false);
   // In inbox mode a worker runs the slow handlers meanwhile, as in production.
   const worker = mode === 'inbox' ? Proc.start('worker', { ...env, CONCURRENCY: '2000', WARM_UP_EXPECT: String(config.latencyWarmUp) }, core(1)) : undefined;
@@ -236,6 +264,7 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' 
     await worker?.stop();
     await r.proc.stop();
     redis.disconnect();
+    unpinRedis?.();
   }
 }
 
@@ -267,8 +296,8 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
  * `npx tsx bench/inbox.ts [--latency] [--unpinned] [--rounds N]`: the inbox measurements alone,
  * against a redis-server of their own, while working on the inbox (`npm run bench` runs them with
  * everything else). `--latency`: only the inbox mode's time to 2xx, `--rounds` times, to show its
- * spread on a shared machine; `--unpinned`: with the receiver and the worker where the scheduler
- * puts them.
+ * spread on a shared machine; `--unpinned`: with the receiver, redis-server and the worker where
+ * the scheduler puts them.
  */
 async function main(): Promise<void> {
   const { compileForChildren } = await import('./compile');

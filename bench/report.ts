@@ -143,7 +143,7 @@ function inboxSection(inbox: InboxReport): string {
     `Handler of ${grouped(inbox.slowHandlerMs)} ms, ${inbox.latencyRate} deliveries/s (open loop) to one receiver process with the Redis store, ` +
     `once it has taken ${grouped(inbox.warmUp)} deliveries (its code optimised by the JIT, as in a receiver that has run for a while). ` +
     `The sender is a process of its own; in inbox mode one worker process (concurrency 2,000) runs the handlers meanwhile, ` +
-    `${inbox.pinned ? 'the receiver and the worker pinned to a core each (as on machines of their own), the sender and redis-server where the scheduler puts them' : 'every process where the scheduler puts it'}. ` +
+    `${inbox.pinned ? 'the receiver and redis-server pinned to one core (they take turns: the receiver waits while Redis works) and the worker to the other, so that neither waits behind the worker\'s CPU, as on machines of their own; the sender runs where the scheduler puts it' : 'every process where the scheduler puts it'}. ` +
     `Time to 2xx is timed by the sender, from the request to the answer's headers; "in the receiver" is the receiver's own time from the request's arrival to its answer (its delivery records), ` +
     `which leaves out the sender's and the kernel's share. A measurement during which other processes took more than ${MAX_OTHER_CORES} cores is run again (${inbox.attempts} attempts at most, the least disturbed kept); ` +
     `they took ${fixed(inbox.inbox.otherCores, 2)} cores during the inbox measurement and ${fixed(inbox.direct.otherCores, 2)} during the direct one:\n\n${latency}\n\n` +
