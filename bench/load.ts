@@ -1,6 +1,6 @@
 /**
  * The load runs: each cell (a stack and a body size) gets a fresh server child and a fresh load
- * generator child; rounds run every cell in the same order (A B C ... A B C), so slow drift of the
+ * generator child; rounds run every cell in turn (A B C ... C B A), so slow drift of the
  * machine spreads over all stacks instead of biasing the ones that ran last.
  */
 import type { BodySize } from './bodies';
@@ -145,13 +145,17 @@ async function runUndisturbed(
 }
 
 /**
- * Every round runs every stack on every body size, always in the same order. With more than one
- * lane (the smoke run only: it checks answers, not speed) lanes run side by side.
+ * Every round runs every stack on every body size; odd rounds in the listed order, even rounds in
+ * the reverse. A cell's place in the order tells on its figures (the one right after another server
+ * has stopped fares worse), so no stack may always follow the same one: over an even number of
+ * rounds each pair of stacks runs as often one way round as the other. With more than one lane (the
+ * smoke run only: it checks answers, not speed) lanes run side by side.
  */
 export async function runRounds(config: BenchConfig, report: (cell: Cell, retry: boolean) => void, stacks: readonly Stack[] = STACKS): Promise<Cell[]> {
   const plan: Array<{ stack: Stack; size: BodySize; round: number }> = [];
   for (let round = 1; round <= config.rounds; round++) {
-    for (const size of config.sizes) for (const stack of stacks) plan.push({ stack, size, round });
+    const order = round % 2 === 1 ? stacks : [...stacks].reverse();
+    for (const size of config.sizes) for (const stack of order) plan.push({ stack, size, round });
   }
   const cells: Cell[] = new Array(plan.length);
   const budget = { retries: config.retryBudget };

@@ -85,7 +85,7 @@ function option(name: string): string | undefined {
 async function compare(names: readonly string[]): Promise<void> {
   const stacks = names.map((name) => stack(name as StackName));
   const size = option('size');
-  const config: BenchConfig = { ...FULL, rounds: Number(option('rounds') ?? 3), sizes: size === undefined ? ['2kb'] : [size as BodySize] };
+  const config: BenchConfig = { ...FULL, rounds: Number(option('rounds') ?? 4), sizes: size === undefined ? ['2kb'] : [size as BodySize] };
   const needsRedis = names.some((name) => name.includes('redis'));
   const redis = needsRedis ? await RedisServer.start({ appendOnly: false }) : undefined;
   if (redis !== undefined) process.env.SVC_BENCH_REDIS_URL = redis.url;

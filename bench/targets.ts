@@ -41,6 +41,13 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
     met: undefined,
     info: true,
   });
+  const perLine = figures(cells, 'svc-board-express-pino-default', '2kb').cpuUsPerRequest - figures(cells, 'svc-board-express-unlogged', '2kb').cpuUsPerRequest;
+  targets.push({
+    target: "the same line written through pino()'s own destination, one write per line (2 KB; shown, no target): why the default logger writes in batches",
+    measured: `${fixed(perLine, 1)} µs per request over logging off (req/s ${fixed(ratio(cells, '2kb', 'svc-board-express-pino-default', 'svc-board-express', 'rps'), 2)}× the default mount's)`,
+    met: undefined,
+    info: true,
+  });
   const redis = ratio(cells, '2kb', 'svc-board-redis', 'svc-board-express', 'rps');
   targets.push({
     target: 'the default mount with the Redis store (local redis-server), req/s vs the memory store (2 KB; shown, no target)',

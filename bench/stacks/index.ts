@@ -12,6 +12,7 @@ export type StackName =
   | 'express-floor'
   | 'svc-board-express'
   | 'svc-board-express-unlogged'
+  | 'svc-board-express-pino-default'
   | 'svc-bot-express'
   | 'svc-board-node'
   | 'svc-board-front'
@@ -41,9 +42,17 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-express', label: 'svc-webhooks board, Express 5', module: 'svc-express', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-resolver', label: 'svc-webhooks board, Express 5, resolver over 10,000 boards', module: 'svc-resolver', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-express-unlogged', label: 'svc-webhooks board, Express 5, logging off', module: 'svc-express-unlogged', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  {
+    name: 'svc-board-express-pino-default',
+    label: "svc-webhooks board, Express 5, logging through pino()'s own destination (a write per line)",
+    module: 'svc-express-pino-default',
+    scheme: 'svc-board',
+    webhook: 'board',
+    path: '/webhooks/board',
+  },
   { name: 'octokit-express', label: '@octokit/webhooks, Express 5', module: 'octokit-express', scheme: 'octokit', webhook: 'board', path: '/webhooks/board' },
   { name: 'standard-express', label: 'standardwebhooks, Express 5 route', module: 'standard-express', scheme: 'standard', webhook: 'board', path: '/webhooks/board' },
-  { name: 'express-floor', label: 'Express floor (Express 5 route, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'express-floor', label: 'Express floor (Express 5 app.use, by hand)', module: 'express-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'node-floor', label: 'node floor (node:http, by hand)', module: 'node-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-bot-express', label: 'svc-webhooks bot, Express 5', module: 'svc-express', arg: 'bot', scheme: 'svc-bot', webhook: 'bot', path: '/webhooks/bot' },
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },

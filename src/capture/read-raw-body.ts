@@ -15,8 +15,8 @@ const MOUNT_HINT =
 /**
  * The exact bytes of a Node request's body, bounded by `limit`: signatures are over these bytes,
  * so they are never re-serialised. raw-body reads the stream (the limit, the declared length, the
- * abort); around it stay what it does not do: a body another parser already read, the early refusal
- * of a declared length over the limit, and the sender's deadline for the whole body.
+ * abort); around it stay what it does not do: a body another parser already read, and the sender's
+ * deadline for the whole body.
  */
 export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const parsed = (req as MaybeParsed).body;
@@ -28,11 +28,8 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     return Promise.reject(alreadyConsumed(MOUNT_HINT));
   }
   const declared = declaredLength(req.headers['content-length']);
-  if (declared !== undefined && declared > limit) {
-    // Refused from the header alone: the body is left unread and the connection is closed.
-    req.pause();
-    return Promise.reject(tooLarge(limit));
-  }
+  // A declared length over the limit is refused before a byte is read, and the stream left paused;
+  // the receiver then closes the connection rather than read the rest.
   const reading = getRawBody(req, declared === undefined ? { limit } : { limit, length: declared });
   return new Promise((resolve, reject) => {
     // A body still arriving when the sender has given up is from no real delivery.

@@ -20,8 +20,10 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?
 export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
-  if (r.route?.stack?.some((layer) => layer.handle === self)) return true;
-  return pattern.match(requestPathname(r)) !== undefined;
+  // The path first: a delivery to it never reads `req.route`, a property Express's request lacks
+  // until a route matched, whose every miss walks the whole prototype chain.
+  if (pattern.match(requestPathname(r)) !== undefined) return true;
+  return r.route?.stack?.some((layer) => layer.handle === self) === true;
 }
 
 /**
