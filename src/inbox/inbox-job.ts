@@ -1,5 +1,6 @@
 import type { RequestFacts } from '../receive/request-access';
 import { headerValues } from '../internal/headers';
+import type { TraceCarrier } from '../observe/telemetry';
 
 /** What the inbox keeps of one delivery: enough to run its handlers later, and to show it as a dead letter. */
 export interface InboxJob {
@@ -23,6 +24,8 @@ export interface InboxJob {
   readonly ordered?: boolean;
   /** With a secret resolver: the board or bot whose secret verified the delivery (its handlers' logger drops that secret). */
   readonly verifiedBy?: string;
+  /** With a tracer provider registered at the receiver: the receive span's context, which each processing span links to. */
+  readonly trace?: TraceCarrier;
 }
 
 /** The headers a worker needs to rebuild the delivery (the protocols compare them with the body). */

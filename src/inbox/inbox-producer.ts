@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { SvcWebhookError } from '../errors';
 import type { Handoff } from '../receive/receiver';
 import type { Delivery } from '../receive/protocol';
+import type { DeliveryTrace } from '../observe/telemetry';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
 import { inboxConnection } from './redis-connection';
@@ -33,8 +34,10 @@ export class InboxProducer<S, D extends Delivery> {
   ) {}
 
   /** The receiver's seam: stores the delivery durably, or refuses it with 503 so that svc retries it. */
-  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number) => {
-    const job = this.jobs.jobOf(delivery, body, req, receivedAt);
+  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number, trace: DeliveryTrace | undefined) => {
+    const made = this.jobs.jobOf(delivery, body, req, receivedAt);
+    const carrier = trace?.carrier();
+    const job = carrier === undefined ? made : { ...made, trace: carrier };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`redis did not take the delivery within ${this.inbox.enqueueTimeoutMs} ms`)), this.inbox.enqueueTimeoutMs);

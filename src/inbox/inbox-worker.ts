@@ -7,6 +7,7 @@ import { safeError } from '../internal/safe-error';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import { isThenable } from '../internal/thenable';
 import { parseJson } from '../parse/parse-json';
+import { DeliveryTelemetry, type ProcessTrace } from '../observe/telemetry';
 import type { SecretLookup } from '../verify/secret-resolver';
 import type { Delivery, Protocol } from '../receive/protocol';
 import { DeliveryScope } from '../route/delivery-scope';
@@ -74,6 +75,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   const boardTtlMs = Math.max(DEFAULT_RETENTION_MS, inbox.retryForMs + inbox.gapWaitMs);
   const order = new BoardOrder(connection, `${inbox.prefix}:${protocol.webhook}:`, inbox.gapWaitMs, boardTtlMs);
   const running = new Set<DeliveryScope>();
+  const telemetry = new DeliveryTelemetry(protocol.webhook);
   // The failures this worker's handlers caused, already logged and recorded by the processor.
   const ownFailures = new WeakSet<Error>();
 
@@ -114,10 +116,12 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       }
     }
     const started = performance.now();
-    const ended = await runJob(data, attempt, turn.run ? turn.gap : undefined);
+    const trace = telemetry.process({ deliveryId: data.deliveryId, kind: data.kind, attempt, receivedIn: data.trace });
+    const ended = await runJob(data, attempt, turn.run ? turn.gap : undefined, trace);
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const final = attempt >= (job.opts.attempts ?? 1);
     const outcome: QueueOutcome = ended.state === 'succeeded' ? 'processed' : final ? 'dead' : 'retried';
+    trace?.end(outcome, ended.state === 'failed' ? 'handler_failed' : undefined);
     // Past this point the handlers have run: nothing here may fail the job, or they would run again.
     if (placed) {
       try {
@@ -164,7 +168,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   };
 
   /** Rebuilds the delivery from the job and runs its handlers; a job that no longer parses fails like a handler. */
-  async function runJob(data: InboxJob, attempt: number, gap: SequenceGap | undefined): Promise<SettledResult> {
+  async function runJob(data: InboxJob, attempt: number, gap: SequenceGap | undefined, trace: ProcessTrace | undefined): Promise<SettledResult> {
     let ctx: DeliveryScope | undefined;
     try {
       const payload = parseJson(Buffer.from(data.body, 'utf8'));
@@ -173,7 +177,8 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       if (lookup !== undefined && data.verifiedBy !== undefined) await dropSecretsFromLog(lookup, data.verifiedBy, ctx);
       running.add(ctx);
       const scope = ctx;
-      const result = runHandlers(protocol.calls(delivery, ctx), abandonAfterMs, () => DeliveryScope.abort(scope));
+      const calls = protocol.calls(delivery, ctx);
+      const result = runHandlers(trace === undefined ? calls : trace.handlers(calls), abandonAfterMs, () => DeliveryScope.abort(scope));
       const run = isThenable<RunResult>(result) ? await result : result;
       if (run.state !== 'timed_out') return run;
       // The run goes on unwatched; the delivery is retried like any failure (and may then run beside it).

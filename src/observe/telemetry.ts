@@ -24,6 +24,8 @@ type Webhook = 'board' | 'bot';
 const SCOPE = 'svc-webhooks';
 export const SPAN_RECEIVE = 'svc.webhook.receive';
 export const SPAN_HANDLER = 'svc.webhook.handler';
+/** The inbox mode's processing attempt in a worker, linked to the delivery's receive span. */
+export const SPAN_PROCESS = 'svc.webhook.process';
 export const METRIC_DURATION = 'svc.webhook.delivery.duration';
 export const METRIC_DELIVERIES = 'svc.webhook.deliveries';
 /** Seconds; the messaging conventions' recommended boundaries, from 5 ms to 10 s (svc's deadline). */
@@ -131,6 +133,36 @@ export class DeliveryTelemetry {
     if (tracer === undefined && instruments === undefined) return undefined;
     return new DeliveryTrace(otel, this.webhook, tracer, instruments);
   }
+
+  /**
+   * The trace of one processing attempt in an inbox worker, linked to the receive span whose
+   * context the job carries; undefined (at no further cost) when no tracer provider is registered.
+   */
+  process(attempt: ProcessAttempt): ProcessTrace | undefined {
+    const otel = this.otel;
+    if (otel === null || (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return undefined;
+    const tracer = tracerOf(otel);
+    return tracer === undefined ? undefined : new ProcessTrace(otel, this.webhook, tracer, attempt);
+  }
+}
+
+/**
+ * A receive span's context as an enqueued delivery keeps it: W3C Trace Context, so that a worker in
+ * any process (with any propagator configured, or none) can link to it.
+ */
+export interface TraceCarrier {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
+/** What a processing span says of its attempt. */
+export interface ProcessAttempt {
+  readonly deliveryId: string;
+  readonly kind: string;
+  /** 1 for the first run, then 2, 3 … on retries. */
+  readonly attempt: number;
+  /** The receive span's context, kept in the job. */
+  readonly receivedIn: TraceCarrier | undefined;
 }
 
 /** One delivery's span and metric points. */
@@ -153,13 +185,7 @@ export class DeliveryTrace {
       SPAN_RECEIVE,
       {
         kind: otel.SpanKind.CONSUMER,
-        attributes: {
-          'messaging.system': 'svc',
-          'messaging.operation.type': 'receive',
-          'messaging.operation.name': 'receive',
-          'messaging.destination.name': webhook,
-          'svc.webhook': webhook,
-        },
+        attributes: messagingAttributes(webhook, 'receive'),
       },
       parent,
     );
@@ -167,56 +193,22 @@ export class DeliveryTrace {
   }
 
   /**
-   * The seam for the durable inbox: its processing span, started later and elsewhere, links to the
-   * receive span with `links: [trace.link()]`.
+   * The receive span's context, for the inbox to keep with the delivery: each processing attempt's
+   * span links to it (`svc.webhook.process`).
    */
-  link(): OtelApi.Link | undefined {
-    return this.span === undefined ? undefined : { context: this.span.spanContext() };
+  carrier(): TraceCarrier | undefined {
+    if (this.span === undefined) return undefined;
+    const { traceId, spanId, traceFlags, traceState } = this.span.spanContext();
+    const state = traceState?.serialize();
+    const traceparent = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+    return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
   }
 
   /** Each handler call runs in a child span of the delivery's, which ends when the handler settles. */
   handlers(calls: HandlerCall[], deliveryId: string, kind: string): HandlerCall[] {
-    const { tracer, context: parent, otel } = this;
+    const { tracer, context: parent } = this;
     if (tracer === undefined || parent === undefined) return calls;
-    return calls.map((call, index) => () => {
-      const span = tracer.startSpan(
-        SPAN_HANDLER,
-        {
-          attributes: {
-            'messaging.system': 'svc',
-            'messaging.operation.type': 'process',
-            'messaging.operation.name': 'process',
-            'messaging.destination.name': this.webhook,
-            'messaging.message.id': deliveryId,
-            'svc.webhook': this.webhook,
-            'svc.webhook.kind': kind,
-            'svc.webhook.handler.index': index,
-          },
-        },
-        parent,
-      );
-      let result: unknown;
-      try {
-        result = otel.context.with(otel.trace.setSpan(parent, span), call);
-      } catch (err) {
-        failed(otel, span, err);
-        throw err;
-      }
-      if (!isThenable(result)) {
-        span.end();
-        return result;
-      }
-      return Promise.resolve(result).then(
-        (value) => {
-          span.end();
-          return value;
-        },
-        (err: unknown) => {
-          failed(otel, span, err);
-          throw err;
-        },
-      );
-    });
+    return handlerSpans(this.otel, tracer, parent, this.webhook, calls, deliveryId, kind);
   }
 
   /** Ends the delivery span and records the metric points; a telemetry fault never changes the answer. */
@@ -251,6 +243,119 @@ export class DeliveryTrace {
     instruments.duration.record((performance.now() - this.started) / 1000, labels);
     instruments.deliveries.add(1, labels);
   }
+}
+
+/**
+ * One processing attempt of an enqueued delivery: a span of its own trace, started when the
+ * worker runs the handlers, with a link to the receive span (hours may lie between them, and every
+ * retry is another attempt, so the receive span is not made its parent). Handlers run in child spans.
+ */
+export class ProcessTrace {
+  private readonly span: OtelApi.Span;
+  private readonly context: OtelApi.Context;
+
+  constructor(
+    private readonly otel: Api,
+    private readonly webhook: Webhook,
+    private readonly tracer: OtelApi.Tracer,
+    private readonly attempt: ProcessAttempt,
+  ) {
+    const received = spanContextOf(otel, attempt.receivedIn);
+    const parent = otel.context.active();
+    this.span = tracer.startSpan(
+      SPAN_PROCESS,
+      {
+        kind: otel.SpanKind.CONSUMER,
+        attributes: {
+          ...messagingAttributes(webhook, 'process'),
+          'messaging.message.id': attempt.deliveryId,
+          'svc.webhook.kind': attempt.kind,
+          'svc.webhook.attempt': attempt.attempt,
+        },
+        ...(received === undefined ? {} : { links: [{ context: received }] }),
+      },
+      parent,
+    );
+    this.context = otel.trace.setSpan(parent, this.span);
+  }
+
+  handlers(calls: HandlerCall[]): HandlerCall[] {
+    return handlerSpans(this.otel, this.tracer, this.context, this.webhook, calls, this.attempt.deliveryId, this.attempt.kind);
+  }
+
+  /** Ends the span with the attempt's outcome (`processed`, `retried`, `dead`) and, when it failed, the error code. */
+  end(outcome: string, code?: string): void {
+    try {
+      this.span.setAttribute('svc.webhook.outcome', outcome);
+      if (code !== undefined) {
+        this.span.setAttribute('svc.webhook.code', code);
+        this.span.setAttribute('error.type', code);
+        this.span.setStatus({ code: this.otel.SpanStatusCode.ERROR, message: code });
+      }
+      this.span.end();
+    } catch {
+      // An SDK that throws has nowhere to report to; the attempt's outcome stands.
+    }
+  }
+}
+
+/** The messaging conventions' attributes, and the webhook, that every span of the library carries. */
+function messagingAttributes(webhook: Webhook, operation: 'receive' | 'process'): OtelApi.Attributes {
+  return { 'messaging.system': 'svc', 'messaging.operation.type': operation, 'messaging.operation.name': operation, 'messaging.destination.name': webhook, 'svc.webhook': webhook };
+}
+
+/** The span context a carrier describes, or undefined when it is absent or malformed. */
+function spanContextOf(otel: Api, carrier: TraceCarrier | undefined): OtelApi.SpanContext | undefined {
+  const found = typeof carrier?.traceparent === 'string' ? /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(carrier.traceparent) : null;
+  if (found === null) return undefined;
+  const context: OtelApi.SpanContext = { traceId: found[1]!, spanId: found[2]!, traceFlags: parseInt(found[3]!, 16), isRemote: true };
+  if (typeof carrier!.tracestate === 'string') {
+    try {
+      context.traceState = otel.createTraceState(carrier!.tracestate);
+    } catch {
+      // A trace state that does not parse is left out; the link stands.
+    }
+  }
+  return otel.trace.isSpanContextValid(context) ? context : undefined;
+}
+
+/** Wraps each handler call in a child span of `parent`, ended when the handler settles. */
+function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context, webhook: Webhook, calls: HandlerCall[], deliveryId: string, kind: string): HandlerCall[] {
+  return calls.map((call, index) => () => {
+    const span = tracer.startSpan(
+      SPAN_HANDLER,
+      {
+        attributes: {
+          ...messagingAttributes(webhook, 'process'),
+          'messaging.message.id': deliveryId,
+          'svc.webhook.kind': kind,
+          'svc.webhook.handler.index': index,
+        },
+      },
+      parent,
+    );
+    let result: unknown;
+    try {
+      result = otel.context.with(otel.trace.setSpan(parent, span), call);
+    } catch (err) {
+      failed(otel, span, err);
+      throw err;
+    }
+    if (!isThenable(result)) {
+      span.end();
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (err: unknown) => {
+        failed(otel, span, err);
+        throw err;
+      },
+    );
+  });
 }
 
 /** Records what a handler threw on its span, read through a safe copy: the value may be hostile. */

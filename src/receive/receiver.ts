@@ -51,9 +51,10 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
 
 /**
  * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
- * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be.
+ * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be. `trace`:
+ * the receive span, which the processing spans link to.
  */
-export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number) => Promise<void>;
+export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: DeliveryTrace | undefined) => Promise<void>;
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -158,14 +159,13 @@ export class Receiver<S, D extends Delivery> {
 
       if (this.handoff !== undefined) {
         try {
-          await this.handoff(delivery, body, request, now);
+          await this.handoff(delivery, body, request, now, trace);
         } catch (err) {
           const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
           if (released !== undefined) await released;
           throw err;
         }
-        const accepted = this.commitAccepted(delivery.id, claim.token, started, detach);
-        if (accepted !== undefined) await accepted;
+        this.commitEnqueued(delivery.id, claim.token, started, detach);
         return { state: 'enqueued', delivery };
       }
 
@@ -201,6 +201,19 @@ export class Receiver<S, D extends Delivery> {
   private commitAccepted(id: string, token: string, started: number, detach: () => void): void | Promise<void> {
     const committed = attempt(() => this.settings.store.commit(id, token));
     return isThenable<StoreFailure>(committed) ? committed.then((failed) => this.commitLater(id, token, started, detach, failed)) : this.commitLater(id, token, started, detach, committed);
+  }
+
+  /**
+   * Inbox mode: the queue holds the delivery, so the answer does not wait for the store's record.
+   * The commit is sent now (before a later request's claim) and retried in the background while
+   * the lease keeps repeats away; a repeat that comes first is answered 409 and retried by svc.
+   */
+  private commitEnqueued(id: string, token: string, started: number, detach: () => void): void {
+    const { store, leaseMs, logger } = this.settings;
+    const committed = attempt(() => store.commit(id, token));
+    if (!isThenable<StoreFailure>(committed)) return this.commitLater(id, token, started, detach, committed);
+    detach();
+    this.inBackground(committed.then((failed) => commitWithRetry(store, id, token, started + leaseMs, logger, failed)));
   }
 
   private commitLater(id: string, token: string, started: number, detach: () => void, failed: StoreFailure): void {

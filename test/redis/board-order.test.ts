@@ -3,14 +3,16 @@ import { Redis } from 'ioredis';
 import { BoardOrder } from '../../src/inbox/board-order';
 import { redisSuite } from '../support/inbox';
 
-const suite = redisSuite();
 let redis: Redis;
+// Declared before the suite's own hooks, so it runs before the suite stops redis-server.
+afterAll(async () => {
+  await redis?.quit();
+});
+const suite = redisSuite();
 
 beforeAll(() => {
   redis = new Redis(suite.redis.url);
 });
-
-afterAll(() => redis.disconnect());
 
 /** A BoardOrder on its own key prefix, and a way to make the BullMQ job hashes its scripts look at. */
 function order(gapWaitMs = 60_000) {

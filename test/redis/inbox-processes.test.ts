@@ -62,7 +62,15 @@ async function stop(child: ChildProcess): Promise<void> {
 /** Starts two receivers and three workers, sends `events` to both receivers, kills the first worker mid-job; resolves every run recorded. */
 async function killOneWorkerMidJob(events: Array<Record<string, any>>, ordered: boolean): Promise<{ all: Run[]; victim: number; killedAt: number }> {
   const prefix = `p${randomUUID().slice(0, 8)}`;
-  const [r1, r2, w1, w2, w3] = await Promise.all([start('receiver', prefix, ordered), start('receiver', prefix, ordered), start('worker', prefix, ordered), start('worker', prefix, ordered), start('worker', prefix, ordered)]);
+  // The victim's handlers take longer, so that the kill finds one of its runs in flight even when
+  // this process is slow to send it (a loaded machine).
+  const [r1, r2, w1, w2, w3] = await Promise.all([
+    start('receiver', prefix, ordered),
+    start('receiver', prefix, ordered),
+    start('worker', prefix, ordered, { HANDLER_MS: '1500' }),
+    start('worker', prefix, ordered),
+    start('worker', prefix, ordered),
+  ]);
   const receivers = [r1, r2].map((r) => `http://127.0.0.1:${r.port}/webhooks/board`);
   const results = new Redis(redis.url);
   const runs = async () => (await results.lrange(`${prefix}:runs`, 0, -1)).map((line) => JSON.parse(line) as Run);

@@ -244,6 +244,38 @@ describe('inbox mode', () => {
     expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { url: suite.redis.url, colour: 1 } as never })).toThrow(TypeError);
   });
 
+  it("answers once the job is in the queue, without waiting for the store's record; a repeat before the record is 409, after it a duplicate", async () => {
+    // A store whose commits take 1.5 s: the answer must not wait for them, and close() must.
+    const memory = memoryStore({ logger: silentLogger });
+    let committed = 0;
+    const slow = {
+      claim: memory.claim.bind(memory),
+      release: memory.release.bind(memory),
+      commit: async (id: string, token: string) => {
+        await new Promise((r) => setTimeout(r, 1500));
+        await memory.commit(id, token);
+        committed++;
+      },
+    };
+    const prefix = `s${randomUUID().slice(0, 8)}`;
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: slow, inbox: { url: suite.redis.url, prefix } }).onAny(() => undefined);
+    const server = await serve(board);
+    cleanups.push(() => server.close());
+    const url = `${server.url}/webhooks/board`;
+    const signed = signBoard(fixture('board', 'task.created'));
+    const first = await deliver(url, signed);
+    expect(first).toMatchObject({ status: 200, body: { ok: true } });
+    expect(first.ms).toBeLessThan(1000);
+    expect(committed).toBe(0);
+    expect((await deliver(url, signed)).status).toBe(409);
+    await eventually(() => committed === 1, 5000, 'the record');
+    expect(await deliver(url, signed)).toMatchObject({ status: 200, body: { ok: true, duplicate: true } });
+    // close() waits for a record still on its way.
+    expect((await deliver(url, signBoard(fixture('board', 'task.created')))).status).toBe(200);
+    await board.close();
+    expect(committed).toBe(2);
+  });
+
   it('enqueues a delivery once even when the de-dup store lost it (a receiver crashed before recording it): the job id holds', async () => {
     // An id outside the schema (schemaPolicy skip) with the characters BullMQ refuses in job ids.
     // A store whose commits always fail: the claim lapses after its lease, as after a crash between enqueue and commit.
