@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { SvcWebhookError } from '../errors';
 import type { Handoff } from '../receive/receiver';
 import type { Delivery } from '../receive/protocol';
-import type { DeliveryTrace } from '../observe/telemetry';
+import type { TraceCarrier } from '../observe/trace-carrier';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
 import { inboxConnection } from './redis-connection';
@@ -34,9 +34,8 @@ export class InboxProducer<S, D extends Delivery> {
   ) {}
 
   /** The receiver's seam: stores the delivery durably, or refuses it with 503 so that svc retries it. */
-  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number, trace: DeliveryTrace | undefined) => {
+  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number, carrier: TraceCarrier | undefined) => {
     const made = this.jobs.jobOf(delivery, body, req, receivedAt);
-    const carrier = trace?.carrier();
     const job = carrier === undefined ? made : { ...made, trace: carrier };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {

@@ -17,6 +17,7 @@ import { botEventKinds } from '../generated/bot-types';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import type { HandlerCall } from '../route/run-handlers';
+import type { TraceCarrier } from './trace-carrier';
 
 type Api = typeof OtelApi;
 type Webhook = 'board' | 'bot';
@@ -150,10 +151,7 @@ export class DeliveryTelemetry {
  * A receive span's context as an enqueued delivery keeps it: W3C Trace Context, so that a worker in
  * any process (with any propagator configured, or none) can link to it.
  */
-export interface TraceCarrier {
-  readonly traceparent: string;
-  readonly tracestate?: string;
-}
+export type { TraceCarrier };
 
 /** What a processing span says of its attempt. */
 export interface ProcessAttempt {

@@ -13,6 +13,7 @@ import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/validate-payload';
 import { RequestScope } from '../route/request-scope';
 import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
+import type { TraceCarrier } from '../observe/trace-carrier';
 import type { PathPattern } from '../internal/path-pattern';
 import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
@@ -54,7 +55,7 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
  * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be. `trace`:
  * the receive span, which the processing spans link to.
  */
-export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: DeliveryTrace | undefined) => Promise<void>;
+export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: TraceCarrier | undefined) => Promise<void>;
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -159,7 +160,7 @@ export class Receiver<S, D extends Delivery> {
 
       if (this.handoff !== undefined) {
         try {
-          await this.handoff(delivery, body, request, now, trace);
+          await this.handoff(delivery, body, request, now, trace?.carrier());
         } catch (err) {
           const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
           if (released !== undefined) await released;
