@@ -53,7 +53,7 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
 /**
  * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
  * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be. `trace`:
- * the receive span, which the processing spans link to.
+ * the receive span's context (when traced), which the processing spans link to.
  */
 export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: TraceCarrier | undefined) => Promise<void>;
 
