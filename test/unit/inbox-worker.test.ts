@@ -205,14 +205,23 @@ async function failure(promise: Promise<unknown>): Promise<any> {
   throw new Error('expected a failure');
 }
 
+// A failure nobody awaits (a listener's, a logger's, the failed event's) must be caught where it happens.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+beforeAll(() => process.on('unhandledRejection', onUnhandled));
+afterAll(() => process.off('unhandledRejection', onUnhandled));
+
 beforeEach(() => {
+  unhandled.length = 0;
   bull.Queue.made = [];
   bull.Worker.made = [];
   jest.spyOn(Date, 'now').mockReturnValue(NOW);
 });
 
-afterEach(() => {
+afterEach(async () => {
+  await flush();
   jest.restoreAllMocks();
+  expect(unhandled).toEqual([]);
 });
 
 describe('inbox worker', () => {
@@ -564,24 +573,17 @@ describe('inbox worker', () => {
     });
 
     it('does not let a logger that throws turn a listener’s failure into an unhandled one', async () => {
-      const unhandled = jest.fn();
-      process.on('unhandledRejection', unhandled);
-      try {
-        const { process: run, log } = boardWorker({
-          listeners: [
-            () => {
-              throw new Error('listener');
-            },
-          ],
-        });
-        log.state.failing = true;
-        await run(fakeJob(plainJobData()));
-        await flush();
-        await flush();
-        expect(unhandled).not.toHaveBeenCalled();
-      } finally {
-        process.off('unhandledRejection', unhandled);
-      }
+      const { process, log } = boardWorker({
+        listeners: [
+          () => {
+            throw new Error('listener');
+          },
+        ],
+      });
+      log.state.failing = true;
+      await process(fakeJob(plainJobData()));
+      await flush();
+      expect(unhandled).toEqual([]);
     });
   });
 
@@ -711,11 +713,14 @@ describe('inbox worker', () => {
       queue.close.mockImplementation(async () => void events.push('queue'));
       conn.connection.quit.mockImplementation(async () => void events.push('quit') as any);
       const running = process(fakeJob(plainJobData()));
-      await handle.close();
-      expect(events).toEqual(['aborted', 'worker', 'queue', 'quit']);
-      expect(conn.connection.disconnect).not.toHaveBeenCalled();
-      release();
-      await running;
+      try {
+        await handle.close();
+        expect(events).toEqual(['aborted', 'worker', 'queue', 'quit']);
+        expect(conn.connection.disconnect).not.toHaveBeenCalled();
+      } finally {
+        release();
+        await running;
+      }
     });
 
     it('closes once however often it is called', async () => {
