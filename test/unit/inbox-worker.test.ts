@@ -658,9 +658,10 @@ describe('inbox worker', () => {
       expect(log.lines.filter((l) => l.queue === 'processed')).toHaveLength(1);
     });
 
-    it('runs a job that names a verifying board on a webhook with one fixed secret', async () => {
-      const { process, log } = boardWorker();
+    it('runs a job that names a verifying board on a webhook with one fixed secret, its handlers’ log as usual', async () => {
+      const { process, log } = boardWorker({ handler: (_e, ctx) => ctx.log.info({ leak: 'none' }, 'handler') });
       await process(fakeJob(plainJobData({ verifiedBy: 'B7' })));
+      expect(log.lines.filter((l) => l.leak === 'none')).toHaveLength(1);
       expect(log.lines.filter((l) => l.queue === 'processed')).toHaveLength(1);
     });
   });
