@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../../src/errors';
 import type { InboxJob } from '../../src/inbox/inbox-job';
-import { inboxSettings } from '../../src/inbox/inbox-options';
+import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { InboxProducer, jobOptions } from '../../src/inbox/inbox-producer';
 import { inboxConnection } from '../../src/inbox/redis-connection';
 import type { WebhookJobs } from '../../src/inbox/webhook-jobs';
@@ -47,7 +47,19 @@ jest.mock('../../src/inbox/redis-connection', () => ({
   }),
 }));
 
-const settings = inboxSettings({ url: 'redis://inbox:6379/2', prefix: 'app', keepProcessedFor: 1500, enqueueTimeoutMs: 300 });
+// Settings as inboxSettings() makes them (written out: a mutant of inboxSettings must not stop this file from loading).
+const settings: InboxSettings = {
+  url: 'redis://inbox:6379/2',
+  prefix: 'app',
+  retryForMs: 86_400_000,
+  retryDelayMs: 1000,
+  maxRetryDelayMs: 3_600_000,
+  attempts: 41,
+  ordered: false,
+  gapWaitMs: 120_000,
+  keepProcessedMs: 1500,
+  enqueueTimeoutMs: 300,
+};
 
 const made: InboxJob = { webhook: 'board', deliveryId: 'a:1', kind: 'task.created', body: '{}', headers: {}, receivedAt: 42 };
 const jobs: WebhookJobs<unknown, Delivery> = { jobOf: jest.fn(() => made), signatureOf: jest.fn() };
@@ -72,7 +84,7 @@ describe('the BullMQ options of an inbox job', () => {
   it('name the job by the delivery id, allow the retry window\'s attempts with the inbox backoff, keep processed jobs for keepProcessedFor (in seconds, rounded up) and dead letters until dropped', () => {
     expect(jobOptions(settings, 'a:1')).toStrictEqual({
       jobId: 'd-a%3A1',
-      attempts: settings.attempts,
+      attempts: 41,
       backoff: { type: 'inbox' },
       removeOnComplete: { age: 2 },
       removeOnFail: false,

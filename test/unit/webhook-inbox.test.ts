@@ -1,5 +1,5 @@
 import type { Settings } from '../../src/options';
-import { inboxSettings } from '../../src/inbox/inbox-options';
+import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { InboxProducer } from '../../src/inbox/inbox-producer';
 import { startWorker } from '../../src/inbox/inbox-worker';
 import { requireQueuePackages } from '../../src/inbox/redis-connection';
@@ -23,7 +23,7 @@ jest.mock('../../src/inbox/inbox-producer', () => ({
 jest.mock('../../src/inbox/inbox-worker', () => ({ startWorker: jest.fn(() => ({ the: 'worker' })) }));
 jest.mock('../../src/inbox/redis-connection', () => ({ requireQueuePackages: jest.fn() }));
 
-const inbox = inboxSettings({ url: 'redis://inbox' });
+const inbox = { url: 'redis://inbox', prefix: 'svc-webhooks' } as InboxSettings;
 const logger = { the: 'logger' };
 const lookup = jest.fn();
 const config = (withInbox: boolean) =>
