@@ -19,11 +19,14 @@ export function inboxConnection(url: string, role: 'producer' | 'worker'): Redis
   return client;
 }
 
-/** The inbox's optional peer dependencies must be there at setup, not be found missing on the first delivery. */
-export function requireQueuePackages(): void {
+/**
+ * The inbox's optional peer dependencies must be there at setup, not be found missing on the first
+ * delivery. `resolve`: how a package is found (a seam for tests).
+ */
+export function requireQueuePackages(resolve: (name: string) => string = require.resolve): void {
   for (const name of ['bullmq', 'ioredis']) {
     try {
-      require.resolve(name);
+      resolve(name);
     } catch {
       throw new TypeError(`svc-webhooks: the inbox needs the ${name} package: npm install bullmq ioredis`);
     }

@@ -44,3 +44,124 @@ describe('inbox job ids', () => {
     expect(jobIds.map(deliveryIdOf)).toEqual(ids);
   });
 });
+
+describe('inbox options at setup', () => {
+  const url = 'redis://127.0.0.1:6379/3';
+  const DAY = 86_400_000;
+
+  it('takes every documented option and keeps its value', () => {
+    const s = inboxSettings({
+      url,
+      prefix: 'app',
+      retryFor: 3000,
+      retryDelay: 1000,
+      maxRetryDelay: 5000,
+      ordered: true,
+      gapWaitMs: 500,
+      keepProcessedFor: 60_000,
+      enqueueTimeoutMs: 700,
+    });
+    expect(s).toStrictEqual({
+      url,
+      prefix: 'app',
+      retryForMs: 3000,
+      retryDelayMs: 1000,
+      maxRetryDelayMs: 5000,
+      attempts: 3,
+      ordered: true,
+      gapWaitMs: 500,
+      keepProcessedMs: 60_000,
+      enqueueTimeoutMs: 700,
+    });
+  });
+
+  it('defaults to the svc-webhooks prefix, unordered, a two-minute gap wait, processed jobs kept a day and an hour, and a 2 s enqueue timeout', () => {
+    const s = inboxSettings({ url });
+    expect([s.url, s.prefix, s.ordered, s.gapWaitMs, s.keepProcessedMs, s.enqueueTimeoutMs]).toEqual([url, 'svc-webhooks', false, 120_000, 90_000_000, 2000]);
+  });
+
+  it('refuses an unknown option with a TypeError', () => {
+    expect(() => inboxSettings({ url, retries: 3 } as never)).toThrow(TypeError);
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'redis://h'],
+    ['a number', 6379],
+    ['a function, even with a url', Object.assign(() => undefined, { url: 'redis://h' })],
+  ])('refuses options that are %s with a TypeError', (_what, options) => {
+    expect(() => inboxSettings(options as never)).toThrow(TypeError);
+  });
+
+  it('takes a redis:// or rediss:// url', () => {
+    expect(inboxSettings({ url: 'redis://h' }).url).toBe('redis://h');
+    expect(inboxSettings({ url: 'rediss://h:6380/1' }).url).toBe('rediss://h:6380/1');
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['of another scheme', 'http://h'],
+    ['with redis:// not at its start', 'http://x/?redis://h'],
+    ['without the slashes', 'redis:h'],
+    ['not a string, even one that reads as a redis url', { toString: (): string => 'redis://h' }],
+  ])('refuses a url %s with a TypeError', (_what, bad) => {
+    expect(() => inboxSettings({ url: bad } as never)).toThrow(TypeError);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['with ":"', 'a:b'],
+    ['not a string', ['app']],
+    ['a number', 7],
+  ])('refuses a prefix %s with a TypeError', (_what, prefix) => {
+    expect(() => inboxSettings({ url, prefix } as never)).toThrow(TypeError);
+  });
+
+  it.each([
+    ['retryFor', 0, 30 * DAY],
+    ['retryDelay', 1, DAY],
+    ['gapWaitMs', 0, DAY],
+    ['keepProcessedFor', 0, 30 * DAY],
+    ['enqueueTimeoutMs', 1, 9000],
+  ])('takes %s from %d to %d ms and refuses anything else with a RangeError', (name, min, max) => {
+    const withOption = (value: unknown) => inboxSettings({ url, maxRetryDelay: DAY, [name]: value } as never);
+    expect(() => withOption(min)).not.toThrow();
+    expect(() => withOption(max)).not.toThrow();
+    for (const bad of [min - 1, min - 0.5, max + 0.5, max + 1, Number.NaN, Number.POSITIVE_INFINITY, '1000', null]) {
+      expect(() => withOption(bad)).toThrow(RangeError);
+    }
+  });
+
+  it('takes maxRetryDelay from retryDelay to a day and refuses anything else with a RangeError', () => {
+    expect(inboxSettings({ url, retryDelay: 2000, maxRetryDelay: 2000 }).maxRetryDelayMs).toBe(2000);
+    expect(inboxSettings({ url, maxRetryDelay: DAY }).maxRetryDelayMs).toBe(DAY);
+    expect(() => inboxSettings({ url, retryDelay: 2000, maxRetryDelay: 1999 })).toThrow(RangeError);
+    expect(() => inboxSettings({ url, maxRetryDelay: DAY + 1 })).toThrow(RangeError);
+  });
+
+  it('counts the attempts the retry window allows with the given delays', () => {
+    expect(inboxSettings({ url, retryFor: 0 }).attempts).toBe(1);
+    expect(inboxSettings({ url, retryFor: 7000, retryDelay: 1000, maxRetryDelay: 2000 }).attempts).toBe(5);
+  });
+
+  it.each([
+    ['absent', undefined, false],
+    ['false', false, false],
+    ['true', true, true],
+    ['a list of event types', ['task.created', 'task.updated'], new Set(['task.created', 'task.updated'])],
+    ['an empty list', [], new Set()],
+  ])('takes ordered %s', (_what, ordered, expected) => {
+    expect(inboxSettings({ url, ordered } as never).ordered).toStrictEqual(expected);
+  });
+
+  it.each([
+    ['one event type not in a list', 'task.created'],
+    ['null', null],
+    ['an object', {}],
+    ['a list with an empty type', ['task.created', '']],
+    ['a list with a type that is not text', ['task.created', 7]],
+    ['a number', 1],
+  ])('refuses ordered as %s with a TypeError', (_what, ordered) => {
+    expect(() => inboxSettings({ url, ordered } as never)).toThrow(TypeError);
+  });
+});
