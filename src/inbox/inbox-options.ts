@@ -10,7 +10,7 @@ export interface InboxOptions {
   retryFor?: number;
   /** The first retry's delay in ms; each next one doubles, up to `maxRetryDelay`. Default 1000. */
   retryDelay?: number;
-  /** The longest delay between two retries, in ms. Default one hour (svc's own longest). */
+  /** The longest delay between two retries, in ms. Default one hour (svc's own longest), or `retryDelay` when that is longer. */
   maxRetryDelay?: number;
   /**
    * Board order: `true` hands every board event (but `ping`) to the handlers in `sequence` order,
@@ -54,7 +54,8 @@ export function inboxSettings(options: InboxOptions): InboxSettings {
   if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) throw new TypeError('svc-webhooks: inbox `prefix` must be a non-empty string without ":"');
   const retryForMs = number(options.retryFor, DAY_MS, 'retryFor', 0, 30 * DAY_MS);
   const retryDelayMs = number(options.retryDelay, 1000, 'retryDelay', 1, DAY_MS);
-  const maxRetryDelayMs = number(options.maxRetryDelay, 60 * 60 * 1000, 'maxRetryDelay', retryDelayMs, DAY_MS);
+  // A first delay longer than the default maximum is taken as it is, not cut down to the maximum.
+  const maxRetryDelayMs = number(options.maxRetryDelay, Math.max(60 * 60 * 1000, retryDelayMs), 'maxRetryDelay', retryDelayMs, DAY_MS);
   return {
     url: options.url,
     prefix,

@@ -139,6 +139,15 @@ describe('inbox options at setup', () => {
     expect(() => inboxSettings({ url, maxRetryDelay: DAY + 1 })).toThrow(RangeError);
   });
 
+  it('defaults maxRetryDelay to one hour, or to retryDelay when that is longer, so the first retry waits as long as asked', () => {
+    const HOUR = 3_600_000;
+    expect(inboxSettings({ url, retryDelay: HOUR - 1 }).maxRetryDelayMs).toBe(HOUR);
+    expect(inboxSettings({ url, retryDelay: HOUR }).maxRetryDelayMs).toBe(HOUR);
+    const long = inboxSettings({ url, retryDelay: 2 * HOUR });
+    expect(long.maxRetryDelayMs).toBe(2 * HOUR);
+    expect(retryDelay(1, long.retryDelayMs, long.maxRetryDelayMs)).toBe(2 * HOUR);
+  });
+
   it('counts the attempts the retry window allows with the given delays', () => {
     expect(inboxSettings({ url, retryFor: 0 }).attempts).toBe(1);
     expect(inboxSettings({ url, retryFor: 7000, retryDelay: 1000, maxRetryDelay: 2000 }).attempts).toBe(5);
