@@ -124,4 +124,45 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     };
     expect(safeError(unprintable).message).toBe('a thrown object that cannot be described');
   });
+
+  it('describes a thrown function by its name and source text', () => {
+    function refusedHandler(): void {}
+    const copy = safeError(refusedHandler);
+    expect([copy.name, copy.message]).toEqual(['refusedHandler', String(refusedHandler)]);
+  });
+
+  it('names an object of a class without a name, or of a prototype without a constructor, Object', () => {
+    expect(safeError(new (class {})()).name).toBe('Object');
+    expect(safeError(Object.create(Object.create(null) as object) as object).name).toBe('Object');
+  });
+
+  it('keeps an SvcWebhookError named as its class, even when the thrown one was renamed', () => {
+    const thrown = Object.assign(new SvcWebhookError('store_unavailable', 'down'), { name: 'Renamed' });
+    const copy = safeError(thrown);
+    expect([copy.name, (copy as SvcWebhookError).code]).toEqual(['SvcWebhookError', 'store_unavailable']);
+  });
+
+  it('treats a value whose prototype cannot be read as an ordinary error, its code kept as text', () => {
+    const hostile = new Proxy(
+      { name: 'Hostile', message: 'odd', code: 'store_unavailable' },
+      {
+        getPrototypeOf() {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    const copy = safeError(hostile);
+    expect(copy).not.toBeInstanceOf(SvcWebhookError);
+    expect([copy.name, copy.message, (copy as { code?: unknown }).code]).toEqual(['Hostile', 'odd', 'store_unavailable']);
+  });
+
+  it('names a value whose name cannot be read by its class', () => {
+    const hostile = new Proxy(new RangeError('odd'), {
+      get(target, key) {
+        if (key === 'name') throw new Error('no name');
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    expect([safeError(hostile).name, safeError(hostile).message]).toEqual(['RangeError', 'odd']);
+  });
 });
