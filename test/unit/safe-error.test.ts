@@ -47,6 +47,10 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect((safeError(Object.assign(new Error('x'), { code: 42 })) as { code?: unknown }).code).toBe('42');
   });
 
+  it('drops a code that is neither text nor a number', () => {
+    for (const code of [true, { id: 1 }, null, 42n]) expect('code' in safeError(Object.assign(new Error('x'), { code }))).toBe(false);
+  });
+
   it('keeps an SvcWebhookError one, with its code and status', () => {
     const copy = safeError(new SvcWebhookError('store_unavailable', 'down'));
     expect(copy).toBeInstanceOf(SvcWebhookError);
