@@ -69,8 +69,9 @@ describe('headerValues: every value a header was sent with', () => {
       expect(headerValues(headers, 'x-svc-signature')).toEqual(['v1=a', 'v1=b', 'v1=c', 'v1=d']);
     });
 
-    it('gives a value without a comma as it is, a number as its text, and skips an undefined value', () => {
+    it('gives a value without a comma exactly as it is, a number as its text, and skips an undefined value', () => {
       expect(headerValues({ 'x-svc-event': 'task.created' }, 'x-svc-event')).toEqual(['task.created']);
+      expect(headerValues({ 'x-svc-event': ' task.created ' }, 'x-svc-event')).toEqual([' task.created ']);
       expect(headerValues({ 'X-Svc-Timestamp': 1700000000 }, 'x-svc-timestamp')).toEqual(['1700000000']);
       expect(headerValues({ 'x-svc-event': undefined }, 'x-svc-event')).toEqual([]);
     });
