@@ -35,7 +35,9 @@ describe('the `path` option', () => {
     it('is refused when it holds a colon outside a parameter segment', () => {
       expect(() => pathPattern('/webhooks:board', BOARD)).toThrow(TypeError);
       expect(() => pathPattern('/webhooks/:boardId.json', BOARD)).toThrow(TypeError);
-      expect(() => pathPattern('/webhooks/:1board', BOARD)).toThrow(TypeError);
+      expect(() => pathPattern('/webhooks/x:boardId', BOARD)).toThrow(TypeError);
+      expect(() => pathPattern('/webhooks/:1board', ['1board'])).toThrow(TypeError);
+      expect(() => pathPattern('/webhooks/:board-id', ['board-id'])).toThrow(TypeError);
     });
   });
 
