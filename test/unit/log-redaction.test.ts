@@ -1,3 +1,4 @@
+import { stdSerializers } from 'pino';
 import { REDACTED, redactingLogOptions } from '../../src/internal/log-redaction';
 
 const SECRET = 'board-secret-0123456789abcdef';
@@ -87,6 +88,15 @@ describe('a log line', () => {
     const serialized = redactingLogOptions([SECRET]).serializers.err(err) as Record<string, unknown>;
     expect(serialized).toMatchObject({ type: 'Error', message: `failed with ${REDACTED}` });
     expect(redactingLogOptions([SECRET]).serializers.err({ message: SECRET })).toEqual({ message: REDACTED });
+  });
+
+  it('serializes an error under `err` as pino\'s standard serializer does, causes joined in, then scrubs it', () => {
+    const { serializers } = redactingLogOptions([SECRET]);
+    const plain = Object.assign(new Error('outer', { cause: new Error('inner') }), { code: 'E1' });
+    expect(serializers.err(plain)).toEqual({ ...stdSerializers.err(plain) });
+    const secretCause = new Error('outer', { cause: new Error(`inner ${SECRET}`) });
+    expect(serializers.err(secretCause)).toMatchObject({ type: 'Error', message: `outer: inner ${REDACTED}` });
+    expect(JSON.stringify(serializers.err(secretCause))).not.toContain(SECRET);
   });
 
   it('scrubs the bindings of child loggers', () => {
