@@ -30,6 +30,16 @@ describe('a log line', () => {
     expect(line({ said: 'svc_ is only a prefix' }).said).toBe('svc_ is only a prefix');
   });
 
+  it('drops a signature of any hex digits, in either case', () => {
+    const digits = '0123456789abcdef'.repeat(4);
+    expect(line({ sig: `v1=${digits}` }).sig).toBe(`v1=${REDACTED}`);
+    expect(line({ sig: `sha256=${digits.toUpperCase()}` }).sig).toBe(`sha256=${REDACTED}`);
+  });
+
+  it('keeps what only looks partly like a signature: fewer or more than 64 hex digits, or inside a word', () => {
+    for (const kept of ['v1=abc', `v1=${HEX.slice(1)}`, `v1=${HEX}a`, `xv1=${HEX}`, `sha256=${HEX}_`]) expect(line({ kept }).kept).toBe(kept);
+  });
+
   it('drops the value after a credential name in a raw header list, and only that one', () => {
     const raw = ['Host', 'h', 'Authorization', 'Bearer x', 'X-Svc-Signature', `v1=${HEX}`, 'x-other', 'secret'];
     expect(line({ raw }).raw).toEqual(['Host', 'h', 'Authorization', REDACTED, 'X-Svc-Signature', REDACTED, 'x-other', 'secret']);
