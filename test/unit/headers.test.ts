@@ -109,6 +109,10 @@ describe('headerText: a header as one text', () => {
       expect(headerText({ headers }, 'content-encoding')).toBeUndefined();
     });
 
+    it('gives each value as sent, not split at its commas', () => {
+      expect(headerText({ headers: { Accept: 'a,b' } }, 'accept')).toBe('a,b');
+    });
+
     it('reads a Fetch Headers under `headers`', () => {
       const headers = new Headers({ 'content-type': 'application/json' });
       expect(headerText({ headers }, 'content-type')).toBe('application/json');
