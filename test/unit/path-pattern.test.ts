@@ -19,6 +19,10 @@ describe('the `path` option', () => {
     expect(() => pathPattern(value, BOARD)).toThrow(TypeError);
   });
 
+  it('is refused with a TypeError when a String object, not a string', () => {
+    expect(() => pathPattern(new String('/webhooks/board'), BOARD)).toThrow(TypeError);
+  });
+
   describe('a fixed path', () => {
     const pattern = pathPattern('/webhooks/board/', BOARD);
 
