@@ -36,6 +36,14 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect(() => Object.defineProperty(copy, 'stack', { value: 'again' })).not.toThrow();
   });
 
+  it('gives an ordinary error: its own name and stack can be deleted', () => {
+    const copy: { name?: string; stack?: string } = safeError(new TypeError('x'));
+    expect(Object.keys(Object.getOwnPropertyDescriptors(copy))).toEqual(expect.arrayContaining(['name', 'stack']));
+    delete copy.name;
+    delete copy.stack;
+    expect([Object.hasOwn(copy, 'name'), Object.hasOwn(copy, 'stack')]).toEqual([false, false]);
+  });
+
   it('describes a revoked Proxy without touching it', () => {
     const revoked = Proxy.revocable({}, {});
     revoked.revoke();
