@@ -63,12 +63,19 @@ export function headerText(source: HeaderSource, lowerName: string): string | un
   // One read of a Node request's `headers`: inside Express every property read on `req` is dearer.
   const nodeHeaders = (source as NodeHeaderSource).headers as unknown;
   if (isPlainObject(nodeHeaders)) {
+    // Node spells each name there once, in lower case: one look-up. A request made by hand (no raw
+    // list) may spell a name in any case, as headerValues reads it too.
+    const raw = (source as NodeHeaderSource).rawHeaders;
+    if (raw === undefined || raw.length === 0) return joined(plainValues(nodeHeaders, lowerName, false));
     const value = nodeHeaders[lowerName];
     return value === undefined ? undefined : Array.isArray(value) ? value.join(', ') : String(value);
   }
   const headers = isRequest(source) ? source.headers : source;
   if (isFetchSource(headers)) return headers.get(lowerName) ?? undefined;
-  const values = plainValues(headers as PlainHeaders, lowerName, false);
+  return joined(plainValues(headers as PlainHeaders, lowerName, false));
+}
+
+function joined(values: readonly string[]): string | undefined {
   return values.length === 0 ? undefined : values.join(', ');
 }
 

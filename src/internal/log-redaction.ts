@@ -43,8 +43,12 @@ export function redactingLogOptions(secrets: readonly string[]): RedactingOption
 function scrubber(secrets: readonly string[]): (value: unknown, depth: number) => unknown {
   const text = (value: string): string => {
     let out = value;
+    // The tests before each replacement only save work on text without a match (test/mutation/EQUIVALENT.internal.md).
+    // Stryker disable next-line ConditionalExpression: a replacement without a match gives the text back
     for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a replacement without a match gives the text back
     if (out.includes('=')) out = out.replace(SIGNATURE, `$1=${REDACTED}`);
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: a replacement without a match gives the text back
     if (out.includes('svc_') && TOKEN_PREFIX.test(out)) out = redactSecrets(out);
     return out;
   };

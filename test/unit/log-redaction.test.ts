@@ -1,3 +1,4 @@
+import { stdSerializers } from 'pino';
 import { REDACTED, redactingLogOptions } from '../../src/internal/log-redaction';
 
 const SECRET = 'board-secret-0123456789abcdef';
@@ -27,6 +28,16 @@ describe('a log line', () => {
     expect(line({ note: 'a=b and v1=short' }).note).toBe('a=b and v1=short');
     expect(line({ said: 'token svc_bot_ABCDEFGHIJKLMNOPQRSTUV.xyz here' }).said).not.toContain('ABCDEFGHIJKLMNOPQRSTUV');
     expect(line({ said: 'svc_ is only a prefix' }).said).toBe('svc_ is only a prefix');
+  });
+
+  it('drops a signature of any hex digits, in either case', () => {
+    const digits = '0123456789abcdef'.repeat(4);
+    expect(line({ sig: `v1=${digits}` }).sig).toBe(`v1=${REDACTED}`);
+    expect(line({ sig: `sha256=${digits.toUpperCase()}` }).sig).toBe(`sha256=${REDACTED}`);
+  });
+
+  it('keeps what only looks partly like a signature: fewer or more than 64 hex digits, or inside a word', () => {
+    for (const kept of ['v1=abc', `v1=${HEX.slice(1)}`, `v1=${HEX}a`, `xv1=${HEX}`, `sha256=${HEX}_`]) expect(line({ kept }).kept).toBe(kept);
   });
 
   it('drops the value after a credential name in a raw header list, and only that one', () => {
@@ -87,6 +98,15 @@ describe('a log line', () => {
     const serialized = redactingLogOptions([SECRET]).serializers.err(err) as Record<string, unknown>;
     expect(serialized).toMatchObject({ type: 'Error', message: `failed with ${REDACTED}` });
     expect(redactingLogOptions([SECRET]).serializers.err({ message: SECRET })).toEqual({ message: REDACTED });
+  });
+
+  it('serializes an error under `err` as pino\'s standard serializer does, causes joined in, then scrubs it', () => {
+    const { serializers } = redactingLogOptions([SECRET]);
+    const plain = Object.assign(new Error('outer', { cause: new Error('inner') }), { code: 'E1' });
+    expect(serializers.err(plain)).toEqual({ ...stdSerializers.err(plain) });
+    const secretCause = new Error('outer', { cause: new Error(`inner ${SECRET}`) });
+    expect(serializers.err(secretCause)).toMatchObject({ type: 'Error', message: `outer: inner ${REDACTED}` });
+    expect(JSON.stringify(serializers.err(secretCause))).not.toContain(SECRET);
   });
 
   it('scrubs the bindings of child loggers', () => {
@@ -174,5 +194,116 @@ describe('an error logged under a key of its own (not `err`)', () => {
       },
     });
     expect(line({ failure: err }).failure).toEqual({ type: 'Error', message: 'the error could not be read' });
+  });
+});
+
+/** `value` under `levels` objects of one field each: at depth `levels` of a line's field. */
+function nested(value: unknown, levels: number): Record<string, unknown> {
+  let out: Record<string, unknown> = { deeper: value };
+  for (let i = 1; i < levels; i++) out = { deeper: out };
+  return out;
+}
+
+function unnested(value: unknown, levels: number): unknown {
+  let out = value;
+  for (let i = 0; i < levels; i++) out = (out as { deeper: unknown }).deeper;
+  return out;
+}
+
+describe('what a log line drops', () => {
+  it('is written as pino writes a censored value, "[Redacted]"', () => {
+    expect(line({ token: 't' }).token).toBe('[Redacted]');
+    expect(REDACTED).toBe('[Redacted]');
+  });
+
+  it('is dropped from a copy: the logged values themselves are left unchanged', () => {
+    const raw = ['Authorization', 'Bearer x', 'Host', 'h'];
+    const fields = { raw, headers: { cookie: 'c', host: 'h' } };
+    const logged = line(fields);
+    expect(logged.raw).toEqual(['Authorization', REDACTED, 'Host', 'h']);
+    expect(logged.raw).not.toBe(raw);
+    expect(raw).toEqual(['Authorization', 'Bearer x', 'Host', 'h']);
+    expect(fields.headers).toEqual({ cookie: 'c', host: 'h' });
+  });
+});
+
+describe('values a log line keeps as they are', () => {
+  it('null, undefined, numbers, booleans and functions, in any field', () => {
+    const fn = (): void => undefined;
+    const fields = { a: null, b: undefined, c: 1, d: true, e: fn, list: [null, undefined, 2] };
+    expect(line(fields)).toBe(fields);
+  });
+
+  it('a raw header list whose last name has no value after it', () => {
+    const raw = ['Host', 'h', 'Authorization'];
+    expect(line({ raw }).raw).toBe(raw);
+  });
+
+  it('a list with values that are not names where a name would be', () => {
+    const list = [1, 'token', null, 'token', { a: 1 }, 'secret'];
+    expect(line({ list }).list).toBe(list);
+  });
+
+  it('a class instance that only looks partly like a request', () => {
+    class Partial {
+      constructor(
+        readonly headers: unknown,
+        readonly rawHeaders: unknown,
+      ) {}
+    }
+    for (const partial of [new Partial(null, []), new Partial('authorization: x', []), new Partial({ authorization: 'x' }, 'Authorization x'), new Partial(undefined, ['Authorization', 'x'])]) {
+      expect(line({ partial }).partial).toBe(partial);
+    }
+  });
+});
+
+describe('the depth limit', () => {
+  class Request {
+    method = 'POST';
+    url: unknown = { token: 't' };
+    headers = { authorization: 'Bearer x' };
+    rawHeaders = ['Authorization', 'Bearer x'];
+  }
+
+  it('counts a request\'s URL and headers one level below the request', () => {
+    const shown = unnested(line({ deep: nested(new Request(), 8) }).deep, 8) as Record<string, unknown>;
+    expect(shown).toEqual({ method: 'POST', url: { token: REDACTED }, headers: { authorization: REDACTED } });
+    const deepest = unnested(line({ deep: nested(new Request(), 9) }).deep, 9) as Record<string, unknown>;
+    expect(deepest).toEqual({ method: 'POST', url: { token: 't' }, headers: { authorization: 'Bearer x' } });
+  });
+
+  it('counts the items of a list one level below the list', () => {
+    const shown = unnested(line({ deep: nested([{ token: 't' }], 8) }).deep, 8);
+    expect(shown).toEqual([{ token: REDACTED }]);
+    const deepest = unnested(line({ deep: nested([{ token: 't' }], 9) }).deep, 9);
+    expect(deepest).toEqual([{ token: 't' }]);
+  });
+
+  it('counts an error\'s fields and cause one level below the error', () => {
+    const err = (): Error => Object.assign(new Error('e', { cause: { token: 't' } }), { detail: { token: 't' } });
+    const shown = unnested(line({ deep: nested(err(), 8) }).deep, 8) as Record<string, unknown>;
+    expect([shown.detail, shown.cause]).toEqual([{ token: REDACTED }, { token: REDACTED }]);
+    const deepest = unnested(line({ deep: nested(err(), 9) }).deep, 9) as Record<string, unknown>;
+    expect([deepest.detail, deepest.cause]).toEqual([{ token: 't' }, { token: 't' }]);
+  });
+});
+
+describe('an error logged under a key of its own: its fields', () => {
+  it('include one with an empty name', () => {
+    const logged = line({ failure: failure('x', { '': 'unnamed', token: 't' }) }).failure as Record<string, unknown>;
+    expect([logged[''], logged.token]).toEqual(['unnamed', REDACTED]);
+  });
+
+  it('include no cause when its own enumerable cause is undefined', () => {
+    const err = Object.assign(new Error('x'), { cause: undefined });
+    expect(Object.keys(err)).toContain('cause');
+    expect(Object.keys(line({ failure: err }).failure as object)).toEqual(['type', 'message', 'stack']);
+  });
+
+  it('include an enumerable cause once, scrubbed', () => {
+    const err = Object.assign(new Error('x'), { cause: { token: 't' } });
+    const logged = line({ failure: err }).failure as Record<string, unknown>;
+    expect(logged.cause).toEqual({ token: REDACTED });
+    expect(Object.keys(logged)).toEqual(['type', 'message', 'stack', 'cause']);
   });
 });

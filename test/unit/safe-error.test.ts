@@ -36,6 +36,14 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     expect(() => Object.defineProperty(copy, 'stack', { value: 'again' })).not.toThrow();
   });
 
+  it('gives an ordinary error: its own name and stack can be deleted', () => {
+    const copy: { name?: string; stack?: string } = safeError(new TypeError('x'));
+    expect(Object.keys(Object.getOwnPropertyDescriptors(copy))).toEqual(expect.arrayContaining(['name', 'stack']));
+    delete copy.name;
+    delete copy.stack;
+    expect([Object.hasOwn(copy, 'name'), Object.hasOwn(copy, 'stack')]).toEqual([false, false]);
+  });
+
   it('describes a revoked Proxy without touching it', () => {
     const revoked = Proxy.revocable({}, {});
     revoked.revoke();
@@ -45,6 +53,10 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
 
   it('keeps a numeric code as text', () => {
     expect((safeError(Object.assign(new Error('x'), { code: 42 })) as { code?: unknown }).code).toBe('42');
+  });
+
+  it('drops a code that is neither text nor a number', () => {
+    for (const code of [true, { id: 1 }, null, 42n]) expect('code' in safeError(Object.assign(new Error('x'), { code }))).toBe(false);
   });
 
   it('keeps an SvcWebhookError one, with its code and status', () => {
@@ -123,5 +135,46 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
       },
     };
     expect(safeError(unprintable).message).toBe('a thrown object that cannot be described');
+  });
+
+  it('describes a thrown function by its name and source text', () => {
+    function refusedHandler(): void {}
+    const copy = safeError(refusedHandler);
+    expect([copy.name, copy.message]).toEqual(['refusedHandler', String(refusedHandler)]);
+  });
+
+  it('names an object of a class without a name, or of a prototype without a constructor, Object', () => {
+    expect(safeError(new (class {})()).name).toBe('Object');
+    expect(safeError(Object.create(Object.create(null) as object) as object).name).toBe('Object');
+  });
+
+  it('keeps an SvcWebhookError named as its class, even when the thrown one was renamed', () => {
+    const thrown = Object.assign(new SvcWebhookError('store_unavailable', 'down'), { name: 'Renamed' });
+    const copy = safeError(thrown);
+    expect([copy.name, (copy as SvcWebhookError).code]).toEqual(['SvcWebhookError', 'store_unavailable']);
+  });
+
+  it('treats a value whose prototype cannot be read as an ordinary error, its code kept as text', () => {
+    const hostile = new Proxy(
+      { name: 'Hostile', message: 'odd', code: 'store_unavailable' },
+      {
+        getPrototypeOf() {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    const copy = safeError(hostile);
+    expect(copy).not.toBeInstanceOf(SvcWebhookError);
+    expect([copy.name, copy.message, (copy as { code?: unknown }).code]).toEqual(['Hostile', 'odd', 'store_unavailable']);
+  });
+
+  it('names a value whose name cannot be read by its class', () => {
+    const hostile = new Proxy(new RangeError('odd'), {
+      get(target, key) {
+        if (key === 'name') throw new Error('no name');
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    expect([safeError(hostile).name, safeError(hostile).message]).toEqual(['RangeError', 'odd']);
   });
 });
