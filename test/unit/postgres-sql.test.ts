@@ -13,6 +13,7 @@ describe('quoteTable', () => {
   it.each([
     ['svc_webhook_deliveries', '"svc_webhook_deliveries"'],
     ['Deliveries', '"Deliveries"'],
+    ['a', '"a"'],
     ['_private9', '"_private9"'],
     ['hooks.Deliveries', '"hooks"."Deliveries"'],
     ['a'.repeat(63), `"${'a'.repeat(63)}"`],
