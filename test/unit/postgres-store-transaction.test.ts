@@ -209,7 +209,11 @@ describe('postgres store transaction', () => {
   });
 
   describe('time limits', () => {
-    beforeEach(() => jest.useFakeTimers());
+    beforeEach(async () => {
+      jest.useFakeTimers();
+      // A clock that has run a while, as performance.now() has in a process that serves deliveries.
+      await jest.advanceTimersByTimeAsync(60_000);
+    });
     afterEach(() => jest.useRealTimers());
 
     async function outcomeAt(run: Promise<unknown>, ms: number) {

@@ -195,7 +195,11 @@ describe('postgres store connections', () => {
 });
 
 describe('postgres store timeouts', () => {
-  beforeEach(() => jest.useFakeTimers());
+  beforeEach(async () => {
+    jest.useFakeTimers();
+    // A clock that has run a while, as performance.now() has in a process that serves deliveries.
+    await jest.advanceTimersByTimeAsync(60_000);
+  });
   afterEach(() => jest.useRealTimers());
 
   it('fails a statement unanswered for commandTimeoutMs, not a moment earlier, and discards its connection', async () => {
