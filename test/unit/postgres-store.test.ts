@@ -328,13 +328,13 @@ describe('postgres store pruning', () => {
     });
 
     it('does not keep the process alive for its pruning', () => {
-      const unref = jest.spyOn(global, 'setInterval');
+      const setIntervalSpy = jest.spyOn(global, 'setInterval');
       try {
         open();
-        const timer = unref.mock.results[0]!.value as NodeJS.Timeout;
+        const timer = setIntervalSpy.mock.results[0]!.value as NodeJS.Timeout;
         expect(timer.hasRef()).toBe(false);
       } finally {
-        unref.mockRestore();
+        setIntervalSpy.mockRestore();
       }
     });
 
