@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CLAIM_LOST_MARKER, DEFAULT_TABLE, postgresMigrationSql, quoteTable, rowKey, statements } from '../../src/dedup/postgres-sql';
+import { CLAIM_LOST_MARKER, DEFAULT_TABLE, postgresMigrationSql, quoteTable, rowKey, statements, type Statements } from '../../src/dedup/postgres-sql';
 
 /**
  * The PostgreSQL store's SQL texts: what each statement says, on which table, with which
@@ -86,7 +86,10 @@ describe('rowKey', () => {
 });
 
 describe('statements', () => {
-  const sql = statements('hooks.Deliveries');
+  let sql: Statements;
+  beforeAll(() => {
+    sql = statements('hooks.Deliveries');
+  });
   const t = '"hooks"."Deliveries"';
   const done = `INSERT INTO ${t} AS d (id, token, expires_at) VALUES ($1, NULL, ${later('$3')}) ON CONFLICT (id) DO UPDATE SET token = NULL, expires_at = EXCLUDED.expires_at WHERE d.token = $2`;
 

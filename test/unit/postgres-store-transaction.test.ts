@@ -1,5 +1,5 @@
 import { SvcWebhookError } from '../../src/errors';
-import { CLAIM_LOST_MARKER, rowKey, statements } from '../../src/dedup/postgres-sql';
+import { CLAIM_LOST_MARKER, rowKey, statements, type Statements } from '../../src/dedup/postgres-sql';
 import { postgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
 import type { SqlClient } from '../../src/dedup/sql-client';
 import { handlerFailure } from '../../src/receive/handler-failure';
@@ -11,7 +11,11 @@ import { after, fakePool, never, result, type FakePoolScript, type SentQuery } f
  * each failure. What PostgreSQL does with them is tested against a real server in
  * test/postgres/transaction.test.ts.
  */
-const sql = statements('svc_webhook_deliveries');
+// Made in a hook, not at load: a mutant that breaks statements() then fails tests instead of the file.
+let sql: Statements;
+beforeAll(() => {
+  sql = statements('svc_webhook_deliveries');
+});
 
 const opened: PostgresStore[] = [];
 afterEach(async () => {

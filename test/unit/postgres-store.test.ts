@@ -1,6 +1,6 @@
 import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
 import { StoreTimeoutError } from '../../src/dedup/postgres-failure';
-import { rowKey, statements } from '../../src/dedup/postgres-sql';
+import { rowKey, statements, type Statements } from '../../src/dedup/postgres-sql';
 import { postgresStore, PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
 import { after, fakePool, never, result, type FakePoolScript } from '../support/fake-pg';
 
@@ -10,7 +10,11 @@ import { after, fakePool, never, result, type FakePoolScript } from '../support/
  * borrows. What PostgreSQL does with the statements is tested against a real server in
  * test/postgres/.
  */
-const sql = statements('svc_webhook_deliveries');
+// Made in a hook, not at load: a mutant that breaks statements() then fails tests instead of the file.
+let sql: Statements;
+beforeAll(() => {
+  sql = statements('svc_webhook_deliveries');
+});
 
 const opened: PostgresStore[] = [];
 afterEach(async () => {
