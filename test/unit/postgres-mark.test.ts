@@ -35,6 +35,17 @@ describe('deliveryDoneSql', () => {
     }
   });
 
+  it('is refused for a look-alike store, even one with a doneMark of its own', () => {
+    const store = memoryStore();
+    const doneMark = jest.fn(() => ({ text: 'SELECT 1', values: [] }));
+    try {
+      expect(() => deliveryDoneSql(contextOf(Object.assign(store, { doneMark })))).toThrow(TypeError);
+      expect(doneMark).not.toHaveBeenCalled();
+    } finally {
+      store.close();
+    }
+  });
+
   it('is refused once the delivery\'s one transaction was taken', async () => {
     const { pool } = fakePool();
     const store = postgresStore({ pool });
