@@ -76,8 +76,11 @@ export class PostgresStore implements DeliveryStore {
     if (typeof options !== 'object' || options === null || (options.pool === undefined) === (options.connectionString === undefined)) {
       throw new TypeError('svc-webhooks: postgresStore needs exactly one of `pool` or `connectionString`');
     }
+    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
     this.timeoutMs = timer(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
+    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
     this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
+    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
     const pruneIntervalMs = timer(options.pruneIntervalMs ?? 10 * 60_000, 'pruneIntervalMs');
     const table = options.table ?? DEFAULT_TABLE;
     this.table = quoteTable(table);
@@ -91,6 +94,7 @@ export class PostgresStore implements DeliveryStore {
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
+    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     const { rows } = await this.statement('claim', this.sql.claim, [rowKey(id), token, Math.ceil(leaseMs)]);
     const row = rows[0] as { claimed: boolean; done: boolean } | undefined;
     if (row?.claimed === true) return { state: 'claimed', token };
@@ -101,6 +105,7 @@ export class PostgresStore implements DeliveryStore {
   async commit(id: string, token: string): Promise<void> {
     const key = rowKey(id);
     if (this.markedInTransaction.delete(markKey(key, token))) return;
+    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('commit', this.sql.commit, [key, token, Math.ceil(this.retentionMs)]);
   }
 
@@ -108,10 +113,12 @@ export class PostgresStore implements DeliveryStore {
     const key = rowKey(id);
     // After a transaction that committed, the row is done and holds no token: nothing to release.
     if (this.markedInTransaction.delete(markKey(key, token))) return;
+    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('release', this.sql.release, [key, token]);
   }
 
   async extend(id: string, token: string, leaseMs: number): Promise<void> {
+    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('extend', this.sql.extend, [rowKey(id), token, Math.ceil(leaseMs)]);
   }
 
@@ -131,6 +138,7 @@ export class PostgresStore implements DeliveryStore {
     try {
       await this.timed(client.query('BEGIN'), 'BEGIN');
       const result = await work(client);
+      // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
       await this.timed(client.query(this.sql.mark, [key, token, Math.ceil(this.retentionMs)]), 'done mark');
       await this.timed(client.query('COMMIT'), 'COMMIT');
       this.markedInTransaction.add(markKey(key, token));
@@ -173,6 +181,7 @@ export class PostgresStore implements DeliveryStore {
   private async pruneBatches(): Promise<number> {
     let total = 0;
     for (;;) {
+      // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
       const { rowCount } = await this.statement('prune', this.sql.prune, [PRUNE_BATCH]);
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < PRUNE_BATCH) return total;
@@ -185,6 +194,7 @@ export class PostgresStore implements DeliveryStore {
     try {
       await this.prune();
     } catch (err) {
+      // Stryker disable next-line StringLiteral: message text of a log line (test/mutation/EQUIVALENT.postgres.md)
       this.logger?.warn({ err: safeError(err) }, 'could not prune expired delivery ids from the postgres store; will try again');
     }
   }
@@ -206,6 +216,7 @@ export class PostgresStore implements DeliveryStore {
 
   private async connect(deadline: number): Promise<PooledSqlClient> {
     // A connection that arrives after its caller gave up goes straight back to the pool.
+    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     const client = await withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
     // A checked-out client whose server goes away emits 'error'; unheard, it would end the process.
     // The statement or transaction using it fails on its own.

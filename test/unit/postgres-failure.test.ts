@@ -29,6 +29,8 @@ describe('which PostgreSQL errors mean the database could not be reached in time
     ['a code that only contains a socket code', { code: 'XECONNREFUSED', message: 'x' }],
     ['a code with 08 later in it', { code: '42P08', message: 'x' }],
     ['pg\'s message in the middle of another', { message: 'the Connection terminated unexpectedly, said the handler' }],
+    ['pg\'s connect timeout in the middle of another', { message: 'a timeout exceeded when trying to connect, said the handler' }],
+    ['pg\'s closed client in the middle of another', { message: 'the Client was closed and is not queryable, said the handler' }],
     ['a numeric code', { code: 8, message: 'x' }],
     ['a message that is not text', { message: 7 }],
     ['a thrown string', 'Connection terminated'],
@@ -77,5 +79,24 @@ describe('a store call with a time limit', () => {
     fail(new Error('too late'));
     await Promise.resolve();
     expect(await outcome).toBeInstanceOf(StoreTimeoutError);
+  });
+
+  describe('with real timers', () => {
+    beforeEach(() => jest.useRealTimers());
+
+    it('drops a late result when nobody asked for it', async () => {
+      let finish: (value: string) => void = () => undefined;
+      const unhandled = jest.fn();
+      process.on('unhandledRejection', unhandled);
+      try {
+        const call = withTimeout(new Promise<string>((resolve) => (finish = resolve)), 1, 'claim');
+        await expect(call).rejects.toBeInstanceOf(StoreTimeoutError);
+        finish('connection');
+        await new Promise((r) => setTimeout(r, 5));
+        expect(unhandled).not.toHaveBeenCalled();
+      } finally {
+        process.off('unhandledRejection', unhandled);
+      }
+    });
   });
 });
