@@ -194,7 +194,6 @@ export class PostgresStore implements DeliveryStore {
     try {
       await this.prune();
     } catch (err) {
-      // Stryker disable next-line StringLiteral: message text of a log line (test/mutation/EQUIVALENT.postgres.md)
       this.logger?.warn({ err: safeError(err) }, 'could not prune expired delivery ids from the postgres store; will try again');
     }
   }

@@ -7,7 +7,8 @@
  *
  * Ignored: the message argument of `new SvcWebhookError(code, message)`, `new Error(message)` and
  * the other built-in errors, `new AggregateError(errors, message)`, `malformed(message)` (a
- * SvcWebhookError maker), and the message string of a pino call (`log.warn(fields, message)`).
+ * SvcWebhookError maker), and the message string of a pino call (`log.warn(fields, message)`,
+ * `logger?.warn(fields, message)`).
  */
 
 const ERROR_MESSAGE_ARGUMENT = new Map([
@@ -47,10 +48,11 @@ const messageText = {
     if (call.type === 'NewExpression' && ERROR_MESSAGE_ARGUMENT.get(calleeName(call.callee)) === index) {
       return 'message text of an error: tests assert its code, not its words';
     }
-    if (call.type !== 'CallExpression') return undefined;
+    // `logger?.warn(fields, message)` is an optional call of an optional member.
+    if (call.type !== 'CallExpression' && call.type !== 'OptionalCallExpression') return undefined;
     if (MESSAGE_FUNCTIONS.get(calleeName(call.callee)) === index) return 'message text of an error: tests assert its code, not its words';
     const callee = call.callee;
-    if (callee.type === 'MemberExpression' && callee.property.type === 'Identifier' && LOG_METHODS.has(callee.property.name)) {
+    if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && callee.property.type === 'Identifier' && LOG_METHODS.has(callee.property.name)) {
       return 'message text of a log line: tests assert its fields, not its words';
     }
     return undefined;
