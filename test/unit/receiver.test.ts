@@ -239,7 +239,7 @@ describe('the receiver', () => {
     ])('with %s is refused before its body is read, asking to close the connection', async (_what, change, status, code) => {
       const { send, access, store } = setup();
       const answer = await send(requestOf(boardEvent('task.created'), change));
-      expect(answer).toEqual({ status, body: expect.any(String), closeConnection: true });
+      expect(answer).toStrictEqual({ status, body: expect.any(String), closeConnection: true });
       expect(JSON.parse(answer.body)).toEqual({ ok: false, code, message: expect.any(String) });
       expect(access.readBody).not.toHaveBeenCalled();
       expect(store.claim).not.toHaveBeenCalled();
@@ -248,7 +248,7 @@ describe('the receiver', () => {
     it('whose body was read in full is answered without asking to close the connection', async () => {
       const { send } = setup();
       const answer = await send(requestOf(boardEvent('task.created'), {}, 'a-forged-secret-0123456789abcdef'));
-      expect(answer).toEqual({ status: 401, body: expect.any(String) });
+      expect(answer).toStrictEqual({ status: 401, body: expect.any(String) });
       expect(codeOf(answer)).toBe('signature_mismatch');
     });
 
@@ -285,6 +285,7 @@ describe('the receiver', () => {
         verified,
         body: req.body,
       });
+      expect(record).not.toHaveProperty('payload');
       expect(named).toBe(false);
     });
 
@@ -371,7 +372,7 @@ describe('the receiver', () => {
       const first = send(requestOf(event));
       await settle();
       const second = await send(requestOf(event));
-      expect(second).toEqual({ status: 409, body: expect.any(String), retryAfter: 3 });
+      expect(second).toStrictEqual({ status: 409, body: expect.any(String), retryAfter: 3 });
       expect(codeOf(second)).toBe('delivery_in_progress');
       gate.resolve();
       expect((await first).status).toBe(200);
@@ -508,7 +509,7 @@ describe('the receiver', () => {
       on('task.created', handler);
       await receiver.close();
       const answer = await send();
-      expect(answer).toEqual({ status: 503, body: expect.any(String), retryAfter: 5, closeConnection: true });
+      expect(answer).toStrictEqual({ status: 503, body: expect.any(String), retryAfter: 5, closeConnection: true });
       expect(codeOf(answer)).toBe('shutting_down');
       expect(access.readBody).not.toHaveBeenCalled();
       expect(handler).not.toHaveBeenCalled();
@@ -561,7 +562,7 @@ describe('the receiver', () => {
       expect(answer).toBeUndefined();
       expect(signal?.aborted).toBe(false);
       await jest.advanceTimersByTimeAsync(1);
-      expect(answer).toEqual({ status: 503, body: expect.any(String), retryAfter: 2 });
+      expect(answer).toStrictEqual({ status: 503, body: expect.any(String), retryAfter: 2 });
       expect(codeOf(answer!)).toBe('handler_timeout');
       expect(signal?.aborted).toBe(true);
     });
@@ -822,7 +823,7 @@ describe('the receiver', () => {
       expect(answer).toBeUndefined();
       release.resolve();
       await settle();
-      expect(answer).toEqual({ status: 503, body: expect.any(String), retryAfter: 5 });
+      expect(answer).toStrictEqual({ status: 503, body: expect.any(String), retryAfter: 5 });
       expect(store.commit).not.toHaveBeenCalled();
     });
 
@@ -903,6 +904,107 @@ describe('the receiver', () => {
       const { send } = setup({ handoff });
       await send();
       expect(handoff.mock.calls[0]).toEqual([expect.anything(), expect.anything(), expect.anything(), NOW, { traceparent: '00-aa-bb-01' }]);
+    });
+  });
+
+  it('answers on the path it was configured with', () => {
+    const { receiver } = setup({ options: { path: '/hooks/svc' } });
+    expect(receiver.path).toBe('/hooks/svc');
+    expect(receiver.pattern.path).toBe('/hooks/svc');
+  });
+
+  describe('more', () => {
+    it('close() waits for every delivery in flight, not only the first to finish', async () => {
+      const { receiver, send, on } = setup();
+      const gates = [deferred(), deferred()];
+      let n = 0;
+      on('task.created', () => gates[n++]!.promise);
+      const first = send();
+      const second = send();
+      await settle();
+      let closed = false;
+      void receiver.close().then(() => (closed = true));
+      gates[0]!.resolve();
+      await first;
+      await settle();
+      expect(closed).toBe(false);
+      gates[1]!.resolve();
+      await second;
+      await settle();
+      expect(closed).toBe(true);
+    });
+
+    it("waits for a secret resolver's answer before it verifies", async () => {
+      const { send } = setup({ options: { secret: async () => secret } });
+      expect((await send()).status).toBe(200);
+      expect(codeOf(await send(requestOf(boardEvent('task.created'), {}, 'a-forged-secret-0123456789abcdef')))).toBe('signature_mismatch');
+    });
+
+    it("binds the claim to the handlers' context: one handler may record the delivery in its transaction", async () => {
+      const transaction = jest.fn(async (_id: string, _token: string, work: (tx: never) => unknown) => work('tx' as never));
+      const chunks: string[] = [];
+      const store = { ...recordingStore(), transaction } as unknown as DeliveryStore;
+      const { send, on } = setup({ options: { store, logger: pino({ level: 'silent' }, { write: (c: string) => void chunks.push(c) }) } });
+      const seen: unknown[] = [];
+      on('task.created', (_e, ctx) => ctx.transaction(async (tx) => void seen.push(tx)));
+      const event = boardEvent('task.created');
+      expect((await send(requestOf(event))).status).toBe(200);
+      expect(transaction).toHaveBeenCalledWith(event.id, expect.any(String), expect.any(Function));
+      expect(seen).toEqual(['tx']);
+    });
+
+    it('refuses a transaction to a delivery with two handlers', async () => {
+      const transaction = jest.fn(async () => undefined);
+      const store = { ...recordingStore(), transaction } as unknown as DeliveryStore;
+      const { send, on, any } = setup({ options: { store } });
+      let refused: unknown;
+      on('task.created', (_e, ctx) => ctx.transaction(async () => undefined).catch((err: unknown) => void (refused = err)));
+      any(() => undefined);
+      await send();
+      expect(refused).toBeInstanceOf(TypeError);
+      expect(transaction).not.toHaveBeenCalled();
+    });
+
+    it('stops renewing the claim of late handlers once they finish', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      const { send, on, store } = setup({ options: { timeout: 1000, lease: 3000, abandonAfter: 5000 } });
+      const gate = deferred();
+      on('task.created', () => gate.promise);
+      const answer = send();
+      await jest.advanceTimersByTimeAsync(1000);
+      await answer;
+      gate.resolve();
+      await settle();
+      const renewals = store.extend.mock.calls.length;
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(store.extend).toHaveBeenCalledTimes(renewals);
+      expect(store.release).not.toHaveBeenCalled();
+    });
+
+    it('records late handlers that finished, retrying a failing commit for two thirds of a lease, then gives up', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      const { send, on, store, receiver, lines } = setup({ options: { timeout: 1000, lease: 3000 } });
+      const gate = deferred();
+      on('task.created', () => gate.promise);
+      const answer = send();
+      await jest.advanceTimersByTimeAsync(1000);
+      await answer;
+      store.commit.mockImplementation(() => {
+        throw new Error('store away');
+      });
+      gate.resolve();
+      await settle();
+      expect(store.commit).toHaveBeenCalledTimes(1);
+      let closed = false;
+      void receiver.close().then(() => (closed = true));
+      await jest.advanceTimersByTimeAsync(1999);
+      expect([store.commit.mock.calls.length, closed]).toEqual([6, false]);
+      await jest.advanceTimersByTimeAsync(1);
+      await settle();
+      expect([store.commit.mock.calls.length, closed]).toEqual([7, true]);
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(store.commit).toHaveBeenCalledTimes(7);
+      expect(lines().filter((l) => l.level === 50 && l.err?.message === 'store away')).toHaveLength(1);
     });
   });
 });
