@@ -65,6 +65,15 @@ describe('the refusal log', () => {
     expect(lines()[0]).not.toHaveProperty('peer');
   });
 
+  it('keeps a board noted earlier when a later step notes none', () => {
+    const { log, lines } = logOf();
+    const request = req();
+    noteClaimedBoard(request, 'b-1');
+    noteClaimedBoard(request, undefined);
+    log.refused(error('signature_mismatch'), request, {});
+    expect(lines()[0]!.unverified).toEqual({ boardId: 'b-1' });
+  });
+
   it('shows a claim without control characters, cut after 100 characters', () => {
     const { log, lines, advance } = logOf();
     log.refused(error('signature_mismatch'), req({ 'x-svc-delivery': `\u0000 ~a\u0001b\u001fc\u007fd\u009fe\u00a0f`, 'x-svc-event': 'e'.repeat(100) }), {});
