@@ -179,6 +179,25 @@ describe('the receiver', () => {
       expect(await send(requestOf(event))).toEqual({ status: 200, body: '{"ok":true,"duplicate":true}' });
       expect(handler).toHaveBeenCalledTimes(1);
       expect(lines().filter((l) => l.msg === 'delivery received').map((l) => l.outcome)).toEqual(['handled', 'duplicate']);
+      expect(lines().filter((l) => l.msg === 'delivery received')[1]).not.toHaveProperty('queue');
+    });
+
+    it('logs its line as an object without a queue member at all (what a log formatter sees)', async () => {
+      const keys: string[][] = [];
+      const logger = pino({ level: 'info', formatters: { log: (o: Record<string, unknown>) => (keys.push(Object.keys(o)), o) } }, { write: () => undefined });
+      const { send } = setup({ options: { logger } });
+      await send();
+      expect(keys).toEqual([['deliveryId', 'kind', 'outcome', 'status', 'durationMs']]);
+    });
+
+    it('made without listeners tells none, and logs no failure', async () => {
+      const chunks: string[] = [];
+      const config = settings({ secret, logger: pino({ level: 'info' }, { write: (c: string) => void chunks.push(c) }), now: () => NOW }, 'board');
+      const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType: new HandlerRegistry(), any: [] });
+      const receiver = new Receiver(protocol, config, []);
+      expect((await receiver.receive(requestOf(), accessOf())).status).toBe(200);
+      await settle();
+      expect(chunks.map((c) => JSON.parse(c).level)).toEqual([30]);
     });
 
     it('is claimed for the lease and committed with the claim token', async () => {
