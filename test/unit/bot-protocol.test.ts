@@ -149,6 +149,7 @@ describe('the bot protocol', () => {
       ['whose `createdAt` is not a date (the replay-age check cannot be skipped)', update({ createdAt: 'yesterday' })],
       ['whose `createdAt` is missing', update({ createdAt: undefined })],
       ['whose `createdAt` is a number', update({ createdAt: NOW })],
+      ['whose `createdAt` is a number that would read as a year', update({ createdAt: 2026 })],
     ])('refuses an update %s: 400 schema_violation', (_what, payload) => {
       expect(refusal(() => fixed().delivery(payload, req(), Buffer.alloc(0), NOW))).toBe('schema_violation');
     });
