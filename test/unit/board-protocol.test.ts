@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { SvcWebhookError, type ErrorCode } from '../../src';
+import { SvcWebhookError, type ErrorCode } from '../../src/errors';
 import { pathPattern } from '../../src/internal/path-pattern';
 import { boardProtocol, sequenceNumber, type BoardDelivery, type BoardHandlers } from '../../src/receive/board-protocol';
 import { RefusalLog } from '../../src/receive/refusal-log';
@@ -7,7 +7,7 @@ import type { RequestFacts } from '../../src/receive/request-access';
 import type { DeliveryScope } from '../../src/route/delivery-scope';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import type { BoardHandler } from '../../src/route/handler-types';
-import { boardSignature } from '../../src/testing';
+import { boardSignature } from '../../src/testing/sign-delivery';
 import { secretKeys } from '../../src/verify/secret-keys';
 import type { SecretLookup } from '../../src/verify/secret-resolver';
 import type { BoardSignature } from '../../src/verify/verify-signature';

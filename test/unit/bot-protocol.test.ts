@@ -1,12 +1,12 @@
 import pino from 'pino';
-import { SvcWebhookError, type ErrorCode } from '../../src';
+import { SvcWebhookError, type ErrorCode } from '../../src/errors';
 import { pathPattern } from '../../src/internal/path-pattern';
 import { botProtocol, type BotDelivery, type BotHandlers } from '../../src/receive/bot-protocol';
 import type { RequestFacts } from '../../src/receive/request-access';
 import { DeliveryScope } from '../../src/route/delivery-scope';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import type { BotHandler, CommandData } from '../../src/route/handler-types';
-import { botSignature } from '../../src/testing';
+import { botSignature } from '../../src/testing/sign-delivery';
 import { secretKeys } from '../../src/verify/secret-keys';
 import type { SecretLookup } from '../../src/verify/secret-resolver';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import pino from 'pino';
-import type { DeliveryStore } from '../../src';
+import type { DeliveryStore } from '../../src/dedup/delivery-store';
 import type { RequestAccess } from '../../src/receive/request-access';
 import { DeliveryScope } from '../../src/route/delivery-scope';
 import { RequestScope } from '../../src/route/request-scope';

@@ -1,4 +1,4 @@
-import { SvcWebhookError } from '../../src';
+import { SvcWebhookError } from '../../src/errors';
 import { checkHeaderMatches, isObject, malformed } from '../../src/receive/protocol';
 
 function codeOf(run: () => void): string | undefined {

@@ -1,6 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import pino from 'pino';
-import { SvcWebhookError, memoryStore, type BoardWebhookOptions, type ClaimResult, type DeliveryRecord, type DeliveryStore, type ErrorContext, type ErrorHandler } from '../../src';
+import type { ClaimResult, DeliveryStore } from '../../src/dedup/delivery-store';
+import { memoryStore } from '../../src/dedup/memory-store';
+import { SvcWebhookError } from '../../src/errors';
+import type { BoardWebhookOptions } from '../../src/options';
+import type { DeliveryRecord, ErrorContext, ErrorHandler } from '../../src/route/handler-types';
 import { settings } from '../../src/options';
 import { boardProtocol, type BoardDelivery } from '../../src/receive/board-protocol';
 import { storeRefusal } from '../../src/receive/handler-failure';
@@ -8,7 +12,8 @@ import { Receiver, type Handoff, type Outcome } from '../../src/receive/receiver
 import type { RequestAccess } from '../../src/receive/request-access';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import type { BoardContext, BoardHandler } from '../../src/route/handler-types';
-import { boardEvent, signBoardEvent } from '../../src/testing';
+import { boardEvent } from '../../src/testing/example-events';
+import { signBoardEvent } from '../../src/testing/sign-delivery';
 
 // A scripted trace in place of OpenTelemetry's: what the receiver tells it, and the handler calls it wraps.
 let mockTrace: { carrier: jest.Mock; handlers: jest.Mock; end: jest.Mock } | undefined;

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { SvcWebhookError, type ErrorCode } from '../../src';
+import { SvcWebhookError, type ErrorCode } from '../../src/errors';
 import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal, noteClaimedBoard } from '../../src/receive/refusal-log';
 import type { RequestFacts } from '../../src/receive/request-access';
 
