@@ -137,6 +137,29 @@ describe('the receiver', () => {
       expect(store.commit).toHaveBeenCalledTimes(1);
     });
 
+    it('count once in flight when they finish after being abandoned: close() still waits for a later delivery', async () => {
+      fake();
+      const { send, on, receiver } = setup({ options: { timeout: 1000, abandonAfter: 2000 } });
+      const gates = [deferred(), deferred()];
+      let n = 0;
+      on('task.created', () => gates[n++]!.promise);
+      const abandoned = send();
+      await jest.advanceTimersByTimeAsync(2000);
+      await abandoned;
+      gates[0]!.resolve();
+      await settle();
+      const later = send();
+      await settle();
+      let closed = false;
+      void receiver.close().then(() => (closed = true));
+      await settle();
+      expect(closed).toBe(false);
+      gates[1]!.resolve();
+      expect((await later).status).toBe(200);
+      await settle();
+      expect(closed).toBe(true);
+    });
+
     it('that fail after being abandoned are not released twice', async () => {
       fake();
       const { send, on, store, lines } = setup({ options: { timeout: 1000, abandonAfter: 2000 } });

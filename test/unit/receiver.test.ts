@@ -47,6 +47,7 @@ describe('the receiver', () => {
 
     it('measures its duration from arrival to answer, in ms to the microsecond', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+      jest.advanceTimersByTime(700);
       const { receiver, lines } = setup();
       const access = accessOf((req) => new Promise((resolve) => setTimeout(() => resolve(req.body), 1250)));
       const answer = receiver.receive(requestOf(), access);
