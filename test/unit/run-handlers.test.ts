@@ -3,6 +3,13 @@ import { runHandlers, type HandlerCall, type RunResult, type SettledResult } fro
 const fake = () => jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
 afterEach(() => jest.useRealTimers());
 
+/** A rejected promise already marked as handled: a run that drops it must fail its test, not the process. */
+function rejected(error: unknown): Promise<never> {
+  const promise = Promise.reject(error);
+  promise.catch(() => undefined);
+  return promise;
+}
+
 function fail(error: unknown): HandlerCall {
   return () => {
     throw error;
@@ -37,7 +44,7 @@ describe('running the handlers of a delivery', () => {
     const a = new Error('a');
     const b = new Error('b');
     const c = new Error('c');
-    const result = (await runHandlers([() => Promise.reject(b), fail(a), () => Promise.resolve(), () => Promise.reject(c)], 1000, jest.fn())) as Extract<RunResult, { state: 'failed' }>;
+    const result = (await runHandlers([() => rejected(b), fail(a), () => Promise.resolve(), () => rejected(c)], 1000, jest.fn())) as Extract<RunResult, { state: 'failed' }>;
     expect(result.state).toBe('failed');
     expect(result.error).toBeInstanceOf(AggregateError);
     expect((result.error as AggregateError).errors).toEqual([a, b, c]);
@@ -58,7 +65,7 @@ describe('running the handlers of a delivery', () => {
   });
 
   it('that return any thenable: waits for it', async () => {
-    const thenable = { then: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void Promise.reject(new Error('late')).then(resolve, reject) };
+    const thenable = { then: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void rejected(new Error('late')).then(resolve, reject) };
     expect(await runHandlers([() => thenable], 1000, jest.fn())).toEqual({ state: 'failed', error: new Error('late') });
   });
 
