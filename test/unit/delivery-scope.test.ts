@@ -68,6 +68,7 @@ describe("a handler's delivery context", () => {
       DeliveryScope.abort(ctx);
       expect(signal.aborted).toBe(true);
       expect(signal.reason).toBeInstanceOf(Error);
+      expect(ctx.signal).toBe(signal);
     });
 
     it('read only after the deadline passed is already aborted', () => {
