@@ -84,12 +84,28 @@ describe('readRawBody', () => {
     await expect(second).rejects.toMatchObject({ code: 'body_read_failed', status: 400 });
   });
 
+  it('an aborted request is refused with the library\'s own cause (the request closed), not the reader\'s error', async () => {
+    const aborted = request({ 'content-length': '100' });
+    const read = readRawBody(aborted, 1024);
+    aborted.write('{"id":');
+    aborted.emit('aborted');
+    const err = (await read.catch((e: unknown) => e)) as SvcWebhookError;
+    expect(err.code).toBe('body_read_failed');
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(err.cause).not.toHaveProperty('type');
+  });
+
   it('a stream set to decode text is refused: signatures are over bytes', async () => {
     const req = request({ 'content-length': '2' });
     req.setEncoding('utf8');
     const read = readRawBody(req, 1024);
     req.end('{}');
-    await expect(read).rejects.toMatchObject({ code: 'body_read_failed' });
+    const err = (await read.catch((e: unknown) => e)) as SvcWebhookError;
+    expect(err).toBeInstanceOf(SvcWebhookError);
+    expect(err.code).toBe('body_read_failed');
+    expect(err.status).toBe(400);
+    // The refusal is the library's own, not a read failure with the reader's error as cause.
+    expect(err.cause).toBeUndefined();
   });
 
   it('pauses the stream when the deadline passes', async () => {

@@ -34,6 +34,11 @@ describe('the schema policy', () => {
     expect(found.map((p) => p.path)).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4']);
   });
 
+  it('finds no problems when a failed check leaves no errors', () => {
+    expect(schemaProblems(Object.assign(() => false, { errors: null }), {})).toEqual([]);
+    expect(schemaProblems(() => false, {})).toEqual([]);
+  });
+
   it('describes a problem by ajv\'s message, or by the failed keyword when there is none', () => {
     const validate = Object.assign(() => false, {
       errors: [
