@@ -126,6 +126,8 @@ describe('scannedBoardId (the claimed board, read without parsing)', () => {
     ['{"x":"\\"board","board":{"id":"A"}}', 'A'],
     ['{ "board" : { "id" : "A" } }', 'A'],
     ['{"board":{"key":"K","id":"A"}}', undefined],
+    // Only the top-level key's own object counts, not a "board" further on inside it.
+    ['{"board":{"key":"K","x":{"board":{"id":"B"}}}}', undefined],
     ['{"board_id":"B"}', undefined],
     ['["board",{"id":"B"}]', undefined],
   ])('%s -> %s', (text, expected) => {
