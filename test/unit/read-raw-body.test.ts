@@ -143,9 +143,14 @@ describe('readRawBody', () => {
 
     it('any other body value, an empty object of a class, or a stream no longer readable: 500 body_already_consumed', async () => {
       class Parsed {}
-      for (const body of [null, new Parsed(), Object.create(null) as object, 'text', []]) {
+      // A function is no placeholder, even one without keys that claims Object as its constructor.
+      const keyless = Object.defineProperty(() => undefined, 'constructor', { value: Object });
+      for (const body of [null, new Parsed(), Object.create(null) as object, 'text', [], keyless]) {
         const req = Object.assign(request({ 'content-length': '2' }), { body });
-        await expect(readRawBody(req, 1024)).rejects.toMatchObject({ code: 'body_already_consumed', status: 500 });
+        const read = readRawBody(req, 1024);
+        // The stream does hold a body: only the refusal tells that it was not read.
+        req.end('{}');
+        await expect(read).rejects.toMatchObject({ code: 'body_already_consumed', status: 500 });
       }
       const closed = request({ 'content-length': '2' });
       closed.destroy();
