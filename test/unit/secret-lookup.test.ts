@@ -223,6 +223,8 @@ describe('bodyBoardId (the claimed board, from a whole parse of the unverified b
     [`{"board":{"id":"${'b'.repeat(201)}"}}`, undefined],
     ['{"board":{"id":""}}', undefined],
     ['{"board":{"id":7}}', undefined],
+    ['{"board":{"id":["A"]}}', undefined],
+    ['{"board":{"id":{"length":1}}}', undefined],
     ['{"board":{}}', undefined],
     ['{"board":null}', undefined],
     ['{"board":"A"}', undefined],
