@@ -24,6 +24,9 @@ describe('the schema policy', () => {
 
   it('does not validate under skip', () => {
     expect(schemaRefusal('board', 'not even an object', 'skip', undefined)).toBeUndefined();
+    const warn = jest.fn();
+    expect(schemaRefusal('board', broken, 'skip', warn)).toBeUndefined();
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('names the root as "/", and keeps at most five problems', () => {
