@@ -92,6 +92,13 @@ describe('memory store', () => {
       for (const id of ids.slice(10)) expect(store.claim(id, 1000).state).toBe('done');
     });
 
+    it('keeps the one id it was just given even with a bound below one id', () => {
+      const store = memoryStore({ maxIds: 0.5 });
+      store.commit('a', claimToken(store.claim('a', 1000)));
+      expect(store.stats()).toMatchObject({ ids: 1, generations: 1 });
+      expect(store.claim('a', 1000).state).toBe('done');
+    });
+
     it('keeps the one id it was just given even with a bound of 1', () => {
       const store = memoryStore({ maxIds: 1 });
       store.commit('a', claimToken(store.claim('a', 1000)));
