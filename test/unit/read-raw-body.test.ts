@@ -84,12 +84,28 @@ describe('readRawBody', () => {
     await expect(second).rejects.toMatchObject({ code: 'body_read_failed', status: 400 });
   });
 
+  it('an aborted request is refused with the library\'s own cause (the request closed), not the reader\'s error', async () => {
+    const aborted = request({ 'content-length': '100' });
+    const read = readRawBody(aborted, 1024);
+    aborted.write('{"id":');
+    aborted.emit('aborted');
+    const err = (await read.catch((e: unknown) => e)) as SvcWebhookError;
+    expect(err.code).toBe('body_read_failed');
+    expect(err.cause).toBeInstanceOf(Error);
+    expect(err.cause).not.toHaveProperty('type');
+  });
+
   it('a stream set to decode text is refused: signatures are over bytes', async () => {
     const req = request({ 'content-length': '2' });
     req.setEncoding('utf8');
     const read = readRawBody(req, 1024);
     req.end('{}');
-    await expect(read).rejects.toMatchObject({ code: 'body_read_failed' });
+    const err = (await read.catch((e: unknown) => e)) as SvcWebhookError;
+    expect(err).toBeInstanceOf(SvcWebhookError);
+    expect(err.code).toBe('body_read_failed');
+    expect(err.status).toBe(400);
+    // The refusal is the library's own, not a read failure with the reader's error as cause.
+    expect(err.cause).toBeUndefined();
   });
 
   it('pauses the stream when the deadline passes', async () => {
@@ -127,9 +143,14 @@ describe('readRawBody', () => {
 
     it('any other body value, an empty object of a class, or a stream no longer readable: 500 body_already_consumed', async () => {
       class Parsed {}
-      for (const body of [null, new Parsed(), Object.create(null) as object, 'text', []]) {
+      // A function is no placeholder, even one without keys that claims Object as its constructor.
+      const keyless = Object.defineProperty(() => undefined, 'constructor', { value: Object });
+      for (const body of [null, new Parsed(), Object.create(null) as object, 'text', [], keyless]) {
         const req = Object.assign(request({ 'content-length': '2' }), { body });
-        await expect(readRawBody(req, 1024)).rejects.toMatchObject({ code: 'body_already_consumed', status: 500 });
+        const read = readRawBody(req, 1024);
+        // The stream does hold a body: only the refusal tells that it was not read.
+        req.end('{}');
+        await expect(read).rejects.toMatchObject({ code: 'body_already_consumed', status: 500 });
       }
       const closed = request({ 'content-length': '2' });
       closed.destroy();

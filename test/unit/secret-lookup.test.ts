@@ -126,6 +126,8 @@ describe('scannedBoardId (the claimed board, read without parsing)', () => {
     ['{"x":"\\"board","board":{"id":"A"}}', 'A'],
     ['{ "board" : { "id" : "A" } }', 'A'],
     ['{"board":{"key":"K","id":"A"}}', undefined],
+    // Only the top-level key's own object counts, not a "board" further on inside it.
+    ['{"board":{"key":"K","x":{"board":{"id":"B"}}}}', undefined],
     ['{"board_id":"B"}', undefined],
     ['["board",{"id":"B"}]', undefined],
   ])('%s -> %s', (text, expected) => {
@@ -221,6 +223,8 @@ describe('bodyBoardId (the claimed board, from a whole parse of the unverified b
     [`{"board":{"id":"${'b'.repeat(201)}"}}`, undefined],
     ['{"board":{"id":""}}', undefined],
     ['{"board":{"id":7}}', undefined],
+    ['{"board":{"id":["A"]}}', undefined],
+    ['{"board":{"id":{"length":1}}}', undefined],
     ['{"board":{}}', undefined],
     ['{"board":null}', undefined],
     ['{"board":"A"}', undefined],

@@ -24,6 +24,9 @@ describe('the schema policy', () => {
 
   it('does not validate under skip', () => {
     expect(schemaRefusal('board', 'not even an object', 'skip', undefined)).toBeUndefined();
+    const warn = jest.fn();
+    expect(schemaRefusal('board', broken, 'skip', warn)).toBeUndefined();
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('names the root as "/", and keeps at most five problems', () => {
@@ -32,6 +35,11 @@ describe('the schema policy', () => {
     const errors = Array.from({ length: 7 }, (_, i) => ({ instancePath: `/p${i}`, keyword: 'type', message: 'must be string', schemaPath: '', params: {} }));
     const found = schemaProblems(Object.assign(() => false, { errors }), {});
     expect(found.map((p) => p.path)).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4']);
+  });
+
+  it('finds no problems when a failed check leaves no errors', () => {
+    expect(schemaProblems(Object.assign(() => false, { errors: null }), {})).toEqual([]);
+    expect(schemaProblems(() => false, {})).toEqual([]);
   });
 
   it('describes a problem by ajv\'s message, or by the failed keyword when there is none', () => {

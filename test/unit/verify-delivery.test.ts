@@ -254,6 +254,20 @@ describe('the input of the standalone verifiers', () => {
     expect(() => verifyBotDelivery(make() as never)).toThrow(TypeError);
   });
 
+  it('a function carrying body, headers and secret is no input: a TypeError', () => {
+    const board = Object.assign(() => undefined, input());
+    expect(() => verifyBoardDelivery(board as never)).toThrow(TypeError);
+    const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
+    expect(() => verifyBotDelivery(Object.assign(() => undefined, { body: bot.body, headers: bot.headers, secret }) as never)).toThrow(TypeError);
+  });
+
+  it('headers that are a function carrying the header values: a TypeError', () => {
+    const ok = input();
+    expect(() => verifyBoardDelivery({ ...ok, headers: Object.assign(() => undefined, ok.headers) } as never)).toThrow(TypeError);
+    const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
+    expect(() => verifyBotDelivery({ body: bot.body, headers: Object.assign(() => undefined, bot.headers), secret } as never)).toThrow(TypeError);
+  });
+
   it('takes a body exactly as long as the limit, and refuses one byte more', () => {
     const big = boardEvent('task.created');
     big.task.description = 'x'.repeat(300 * 1024);
