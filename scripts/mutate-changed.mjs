@@ -1,41 +1,52 @@
 #!/usr/bin/env node
 /**
- * The mutation run CI can afford: only the core files changed since the last full run (the commit
- * named in test/mutation/last-full-run). A clean clone has no incremental record, so `npm run
- * mutate` there would retest all of the core, which takes longer than CI may. Fails, as a full run
- * does, when the changed files score below the configured threshold. Where that commit is not in the
- * history (a shallow clone), every core file counts as changed.
+ * The mutation run CI can afford: only the core files that changed since the last full run.
+ * `test/mutation/last-full-run.json` holds a SHA-256 of each core file as that run saw it (no git
+ * history needed, so a shallow clone works too). A clean clone has no incremental record, so `npm
+ * run mutate` there would retest all of the core, which takes longer than CI may. Fails, as a full
+ * run does, when the changed files score below the configured threshold.
+ *
+ *   node scripts/mutate-changed.mjs            mutate the changed core files (CI)
+ *   node scripts/mutate-changed.mjs --record   after a full run: record the core files as it saw them
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RECORD = join(root, 'test/mutation/last-full-run.json');
 const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8'));
 // The config's globs are `src/<folder>/**/*.ts` (to mutate) and `!src/<folder>/**` (never mutated).
 const folders = config.mutate.filter((g) => !g.startsWith('!')).map((g) => g.replace(/\*\*\/\*\.ts$/, ''));
 const excluded = config.mutate.filter((g) => g.startsWith('!')).map((g) => g.slice(1).replace(/\*\*$/, ''));
 const inCore = (file) => file.endsWith('.ts') && folders.some((f) => file.startsWith(f)) && !excluded.some((f) => file.startsWith(f));
 
-const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
-const base = readFileSync(join(root, 'test/mutation/last-full-run'), 'utf8').trim();
-
-let files;
-if (git('cat-file', '-e', `${base}^{commit}`).status === 0) {
-  const diff = git('diff', '--name-only', '--diff-filter=AMR', base, 'HEAD', '--', 'src');
-  if (diff.status !== 0) throw new Error(`mutate-changed: git diff failed: ${diff.stderr}`);
-  files = diff.stdout.split('\n').filter(inCore);
-  if (files.length === 0) {
-    console.log(`mutate-changed: no core file changed since the last full run (${base.slice(0, 12)}); nothing to mutate`);
-    process.exit(0);
+function coreFiles() {
+  const out = {};
+  for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = relative(root, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/');
+    if (inCore(file)) out[file] = createHash('sha256').update(readFileSync(join(root, file))).digest('hex');
   }
-} else {
-  console.log(`mutate-changed: ${base.slice(0, 12)} is not in this clone's history; mutating the whole core`);
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-const args = ['stryker', 'run', '--incrementalFile', 'reports/mutation/changed-incremental.json'];
-if (files !== undefined) args.push('--mutate', files.join(','));
-console.log(`mutate-changed: ${files === undefined ? 'the whole core' : files.join(', ')}`);
-const run = spawnSync('npx', args, { cwd: root, stdio: 'inherit' });
+if (process.argv.includes('--record')) {
+  writeFileSync(RECORD, `${JSON.stringify({ files: coreFiles() }, null, 2)}\n`);
+  console.log(`mutate-changed: recorded ${Object.keys(coreFiles()).length} core files in ${relative(root, RECORD)}`);
+  process.exit(0);
+}
+
+const seen = JSON.parse(readFileSync(RECORD, 'utf8')).files;
+const changed = Object.entries(coreFiles())
+  .filter(([file, hash]) => seen[file] !== hash)
+  .map(([file]) => file);
+if (changed.length === 0) {
+  console.log('mutate-changed: no core file changed since the last full run; nothing to mutate');
+  process.exit(0);
+}
+console.log(`mutate-changed: ${changed.join(', ')}`);
+const run = spawnSync('npx', ['stryker', 'run', '--incrementalFile', 'reports/mutation/changed-incremental.json', '--mutate', changed.join(',')], { cwd: root, stdio: 'inherit' });
 process.exit(run.status ?? 1);
