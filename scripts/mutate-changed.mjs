@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * The mutation run CI can afford: only the core files that changed since the last full run.
- * `test/mutation/last-full-run.json` holds a SHA-256 of each core file as that run saw it (no git
- * history needed, so a shallow clone works too). A clean clone has no incremental record, so `npm
- * run mutate` there would retest all of the core, which takes longer than CI may. Fails, as a full
- * run does, when the changed files score below the configured threshold.
+ * The mutation run CI can afford: only the core files that changed since they were last mutated
+ * whole. `test/mutation/mutated-files.json` holds a SHA-256 of each core file as its last mutation
+ * run saw it (no git history needed, so a shallow clone works too). A clean clone has no
+ * incremental record, so `npm run mutate` there would retest all of the core, which takes longer
+ * than CI may. Fails, as a full run does, when the changed files score below the threshold.
  *
  *   node scripts/mutate-changed.mjs            mutate the changed core files (CI)
- *   node scripts/mutate-changed.mjs --record   after a full run: record the core files as it saw them
+ *   node scripts/mutate-changed.mjs --record   after a run over the whole core: record the files as it saw them
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,7 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const RECORD = join(root, 'test/mutation/last-full-run.json');
+const RECORD = join(root, 'test/mutation/mutated-files.json');
 const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8'));
 // The config's globs are `src/<folder>/**/*.ts` (to mutate) and `!src/<folder>/**` (never mutated).
 const folders = config.mutate.filter((g) => !g.startsWith('!')).map((g) => g.replace(/\*\*\/\*\.ts$/, ''));
@@ -44,7 +44,7 @@ const changed = Object.entries(coreFiles())
   .filter(([file, hash]) => seen[file] !== hash)
   .map(([file]) => file);
 if (changed.length === 0) {
-  console.log('mutate-changed: no core file changed since the last full run; nothing to mutate');
+  console.log('mutate-changed: no core file changed since it was last mutated; nothing to mutate');
   process.exit(0);
 }
 console.log(`mutate-changed: ${changed.join(', ')}`);
