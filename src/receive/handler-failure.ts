@@ -13,6 +13,7 @@ export function storeRefusal(error: SvcWebhookError): SvcWebhookError {
 
 /** The answer to a delivery whose handlers failed: 500 handler_failed, or the transaction's own 503/409. */
 export function handlerFailure(error: unknown): SvcWebhookError {
-  if (typeof error === 'object' && error !== null && storeRefusals.has(error as SvcWebhookError)) return error as SvcWebhookError;
+  // WeakSet#has answers false for a primitive or null; no type test needed before it.
+  if (storeRefusals.has(error as SvcWebhookError)) return error as SvcWebhookError;
   return new SvcWebhookError('handler_failed', 'a handler failed', { cause: error });
 }
