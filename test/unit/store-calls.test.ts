@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { SvcWebhookError, type DeliveryStore } from '../../src';
-import { claimDelivery, commitWithRetry, releaseClaim } from '../../src/dedup/claim';
+import { attempt, claimDelivery, commitWithRetry, releaseClaim } from '../../src/dedup/claim';
 
 const failure = new Error('connection refused');
 
@@ -124,3 +124,23 @@ describe('committing a handled delivery', () => {
   });
 });
 
+
+describe('one store call, its failure reported as a value', () => {
+  it('answers synchronously when the store answered synchronously: undefined on success, the error on a throw', () => {
+    expect(attempt(() => 'OK')).toBeUndefined();
+    expect(attempt(() => undefined)).toBeUndefined();
+    const thrown = new Error('down');
+    expect(
+      attempt(() => {
+        throw thrown;
+      }),
+    ).toEqual({ error: thrown });
+  });
+
+  it('answers with a promise when the store did: undefined on success, the rejection as a value', async () => {
+    const ok = attempt(() => Promise.resolve('OK'));
+    expect(ok).toBeInstanceOf(Promise);
+    await expect(ok).resolves.toBeUndefined();
+    await expect(attempt(() => Promise.reject(undefined))).resolves.toEqual({ error: undefined });
+  });
+});
