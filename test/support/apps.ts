@@ -32,12 +32,4 @@ export function memoryLogger(): { logger: pino.Logger; lines: Array<Record<strin
 
 export const silentLogger = pino({ level: 'silent' });
 
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from './deferred';

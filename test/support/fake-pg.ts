@@ -1,4 +1,4 @@
-import type { PooledSqlClient, PostgresPool } from '../../src/dedup/postgres-store';
+import { postgresStore, type PooledSqlClient, type PostgresPool, type PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
 import type { SqlResult } from '../../src/dedup/sql-client';
 
 /** One statement as a client received it. */
@@ -59,4 +59,21 @@ export function fakePool(script: FakePoolScript = {}) {
     end: jest.fn(() => Promise.resolve()),
   } satisfies PostgresPool;
   return { pool, sent, clients, texts: () => sent.map((q) => q.text) };
+}
+
+/**
+ * Opens stores on fake pools for the tests of a file, each closed after its test. Call it at the
+ * top of a file: it registers the `afterEach`.
+ */
+export function storeOpener(): (script?: FakePoolScript, options?: Partial<PostgresStoreOptions>) => ReturnType<typeof fakePool> & { store: PostgresStore } {
+  const opened: PostgresStore[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+  return (script = {}, options = {}) => {
+    const fake = fakePool(script);
+    const store = postgresStore({ pool: fake.pool, ...options });
+    opened.push(store);
+    return { store, ...fake };
+  };
 }

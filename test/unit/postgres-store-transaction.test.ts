@@ -1,9 +1,8 @@
 import { SvcWebhookError } from '../../src/errors';
 import { CLAIM_LOST_MARKER, rowKey, statements, type Statements } from '../../src/dedup/postgres-sql';
-import { postgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
 import type { SqlClient } from '../../src/dedup/sql-client';
 import { handlerFailure } from '../../src/receive/handler-failure';
-import { after, fakePool, never, result, type FakePoolScript, type SentQuery } from '../support/fake-pg';
+import { after, never, result, storeOpener, type FakePoolScript, type SentQuery } from '../support/fake-pg';
 
 /**
  * `store.transaction` (what `ctx.transaction` runs) against a scripted pool: the statements around
@@ -17,17 +16,7 @@ beforeAll(() => {
   sql = statements('svc_webhook_deliveries');
 });
 
-const opened: PostgresStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-
-function open(script: FakePoolScript = {}, options: Partial<PostgresStoreOptions> = {}) {
-  const fake = fakePool(script);
-  const store = postgresStore({ pool: fake.pool, ...options });
-  opened.push(store);
-  return { store, ...fake };
-}
+const open = storeOpener();
 
 /** Answers every statement with no rows, except those `failing` picks, which get what it returns. */
 function failing(pick: (query: SentQuery) => Promise<never> | undefined): FakePoolScript['answer'] {

@@ -1,8 +1,8 @@
 import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
 import { StoreTimeoutError } from '../../src/dedup/postgres-failure';
 import { rowKey, statements, type Statements } from '../../src/dedup/postgres-sql';
-import { postgresStore, PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
-import { after, fakePool, never, result, type FakePoolScript } from '../support/fake-pg';
+import { postgresStore, PostgresStore } from '../../src/dedup/postgres-store';
+import { after, fakePool, never, result, storeOpener } from '../support/fake-pg';
 
 /**
  * The PostgreSQL store's own logic against a scripted pool: the statements it sends and their
@@ -16,17 +16,7 @@ beforeAll(() => {
   sql = statements('svc_webhook_deliveries');
 });
 
-const opened: PostgresStore[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-
-function open(script: FakePoolScript = {}, options: Partial<PostgresStoreOptions> = {}) {
-  const fake = fakePool(script);
-  const store = postgresStore({ pool: fake.pool, ...options });
-  opened.push(store);
-  return { store, ...fake };
-}
+const open = storeOpener();
 
 const claimRow = (claimed: boolean, done: boolean) => () => result([{ claimed, done }]);
 

@@ -105,12 +105,4 @@ export async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-export function deferred<T = void>() {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from '../support/deferred';
