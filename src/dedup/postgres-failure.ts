@@ -35,7 +35,6 @@ export function withTimeout<T>(work: Promise<T>, ms: number, what: string, late?
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      // Stryker disable next-line StringLiteral: message text of an error (test/mutation/EQUIVALENT.postgres.md)
       reject(new StoreTimeoutError(`postgres did not answer (${what}) within ${ms} ms`));
     }, ms);
     work.then(

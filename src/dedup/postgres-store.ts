@@ -94,7 +94,6 @@ export class PostgresStore implements DeliveryStore {
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {
     const token = randomUUID();
-    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     const { rows } = await this.statement('claim', this.sql.claim, [rowKey(id), token, Math.ceil(leaseMs)]);
     const row = rows[0] as { claimed: boolean; done: boolean } | undefined;
     if (row?.claimed === true) return { state: 'claimed', token };
@@ -105,7 +104,6 @@ export class PostgresStore implements DeliveryStore {
   async commit(id: string, token: string): Promise<void> {
     const key = rowKey(id);
     if (this.markedInTransaction.delete(markKey(key, token))) return;
-    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('commit', this.sql.commit, [key, token, Math.ceil(this.retentionMs)]);
   }
 
@@ -113,12 +111,10 @@ export class PostgresStore implements DeliveryStore {
     const key = rowKey(id);
     // After a transaction that committed, the row is done and holds no token: nothing to release.
     if (this.markedInTransaction.delete(markKey(key, token))) return;
-    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('release', this.sql.release, [key, token]);
   }
 
   async extend(id: string, token: string, leaseMs: number): Promise<void> {
-    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     await this.statement('extend', this.sql.extend, [rowKey(id), token, Math.ceil(leaseMs)]);
   }
 
@@ -138,7 +134,6 @@ export class PostgresStore implements DeliveryStore {
     try {
       await this.timed(client.query('BEGIN'), 'BEGIN');
       const result = await work(client);
-      // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
       await this.timed(client.query(this.sql.mark, [key, token, Math.ceil(this.retentionMs)]), 'done mark');
       await this.timed(client.query('COMMIT'), 'COMMIT');
       this.markedInTransaction.add(markKey(key, token));
@@ -181,7 +176,6 @@ export class PostgresStore implements DeliveryStore {
   private async pruneBatches(): Promise<number> {
     let total = 0;
     for (;;) {
-      // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
       const { rowCount } = await this.statement('prune', this.sql.prune, [PRUNE_BATCH]);
       total += rowCount ?? 0;
       if ((rowCount ?? 0) < PRUNE_BATCH) return total;
@@ -215,7 +209,6 @@ export class PostgresStore implements DeliveryStore {
 
   private async connect(deadline: number): Promise<PooledSqlClient> {
     // A connection that arrives after its caller gave up goes straight back to the pool.
-    // Stryker disable next-line StringLiteral: the step's name reaches only a timeout's message (test/mutation/EQUIVALENT.postgres.md)
     const client = await withTimeout(this.pool.connect(), Math.max(1, deadline - performance.now()), 'connect', (late) => giveBack(late, false));
     // A checked-out client whose server goes away emits 'error'; unheard, it would end the process.
     // The statement or transaction using it fails on its own.
