@@ -7,7 +7,7 @@ import { storeRefusal } from '../../src/receive/handler-failure';
 import { Receiver } from '../../src/receive/receiver';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import { boardEvent } from '../../src/testing/example-events';
-import { NOW, accessOf, codeOf, deferred, requestOf, secret, settle, setup } from './receiver-harness';
+import { accessOf, codeOf, commitRetriedBeforeClose, deferred, NOW, requestOf, secret, settle, setup } from './receiver-harness';
 
 afterEach(() => {
   jest.useRealTimers();
@@ -102,17 +102,7 @@ describe('the receiver', () => {
     });
 
     it('that fails asynchronously: the same', async () => {
-      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
-      const { send, store, receiver } = setup();
-      store.commit.mockRejectedValueOnce(new Error('store blinked'));
-      expect((await send()).status).toBe(200);
-      let closed = false;
-      void receiver.close().then(() => (closed = true));
-      await settle();
-      expect(closed).toBe(false);
-      await jest.advanceTimersByTimeAsync(50);
-      await settle();
-      expect([store.commit.mock.calls.length, closed]).toEqual([2, true]);
+      await commitRetriedBeforeClose(setup());
     });
   });
 

@@ -106,3 +106,20 @@ export async function settle(): Promise<void> {
 }
 
 export { deferred } from '../support/deferred';
+
+/**
+ * The commit after a 200 fails once, asynchronously: it is retried in the background 50 ms later,
+ * and close() resolves only after the retry.
+ */
+export async function commitRetriedBeforeClose({ send, store, receiver }: ReturnType<typeof setup>): Promise<void> {
+  jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
+  store.commit.mockRejectedValueOnce(new Error('store blinked'));
+  expect((await send()).status).toBe(200);
+  let closed = false;
+  void receiver.close().then(() => (closed = true));
+  await settle();
+  expect(closed).toBe(false);
+  await jest.advanceTimersByTimeAsync(50);
+  await settle();
+  expect([store.commit.mock.calls.length, closed]).toEqual([2, true]);
+}

@@ -2,7 +2,7 @@ import { SvcWebhookError } from '../../src/errors';
 import type { BoardDelivery } from '../../src/receive/board-protocol';
 import { type Handoff, type Outcome } from '../../src/receive/receiver';
 import { boardEvent } from '../../src/testing/example-events';
-import { NOW, deferred, requestOf, settle, setup } from './receiver-harness';
+import { commitRetriedBeforeClose, deferred, NOW, requestOf, settle, setup } from './receiver-harness';
 
 // A scripted trace in place of OpenTelemetry's: what the receiver tells it, and the handler calls it wraps.
 let mockTrace: { carrier: jest.Mock; handlers: jest.Mock; end: jest.Mock } | undefined;
@@ -99,17 +99,7 @@ describe('the receiver', () => {
     });
 
     it('retries a commit that failed later in the background', async () => {
-      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
-      const { send, store, receiver } = setup({ handoff: async () => undefined });
-      store.commit.mockRejectedValueOnce(new Error('blink'));
-      expect((await send()).status).toBe(200);
-      let closed = false;
-      void receiver.close().then(() => (closed = true));
-      await settle();
-      expect(closed).toBe(false);
-      await jest.advanceTimersByTimeAsync(50);
-      await settle();
-      expect([store.commit.mock.calls.length, closed]).toEqual([2, true]);
+      await commitRetriedBeforeClose(setup({ handoff: async () => undefined }));
     });
   });
 
