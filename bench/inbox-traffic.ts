@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { ROOT } from './paths';
+import { sentMark, type SentMark } from './inbox-phases';
 import { SVC_SECRET } from './signing';
 
 export interface SignedEvent {
@@ -38,14 +39,14 @@ export function signedEvent(board: string, sequence: number): SignedEvent {
   };
 }
 
-/** One POST; resolves the status and the time to the answer's headers. */
-export function post(port: number, event: SignedEvent, agent: Agent): Promise<{ status: number; ms: number }> {
+/** One POST; resolves the status, the time to the answer's headers and when it was sent (performance.now()). */
+export function post(port: number, event: SignedEvent, agent: Agent): Promise<{ status: number; ms: number; started: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const req = request({ host: '127.0.0.1', port, path: '/webhooks/board', method: 'POST', headers: event.headers, agent }, (res) => {
       const ms = performance.now() - started;
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms, started }));
     });
     req.on('error', reject);
     req.end(event.body);
@@ -61,13 +62,14 @@ export function percentile(values: readonly number[], p: number): number {
  * Open loop: `rate` deliveries a second for `seconds`, each answer timed, after `warmUp` deliveries
  * sent at once, which open the connections. Connections are opened as the answers in flight need
  * them, as svc does. `onStart` is called as the loop starts; the answer tells this process's CPU
- * time over the loop.
+ * time over the loop, and with `marked` each delivery's id, when it was sent and its time to 2xx.
  */
-export async function openLoop(port: number, rate: number, seconds: number, warmUp: number, onStart: () => void): Promise<LatencyFigures & { cpuSeconds: number }> {
+export async function openLoop(port: number, rate: number, seconds: number, warmUp: number, onStart: () => void, marked = false): Promise<LatencyFigures & { cpuSeconds: number; sent?: SentMark[] }> {
   const agent = new Agent({ keepAlive: true });
   try {
     await Promise.all(Array.from({ length: warmUp }, () => post(port, signedEvent(`${WARM_UP_BOARD}${randomUUID()}`, 1), agent)));
-    const answers: Array<Promise<{ status: number; ms: number }>> = [];
+    const answers: Array<Promise<{ status: number; ms: number; started: number }>> = [];
+    const ids: string[] = [];
     const count = Math.max(1, Math.round(rate * seconds));
     onStart();
     const cpu = process.cpuUsage();
@@ -76,7 +78,9 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      answers.push(post(port, signedEvent(randomUUID(), 1), agent));
+      const event = signedEvent(randomUUID(), 1);
+      ids.push(event.headers['x-svc-delivery']!);
+      answers.push(post(port, event, agent));
     }
     const done = await Promise.all(answers);
     const used = process.cpuUsage(cpu);
@@ -87,6 +91,7 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
       count: done.length,
       non2xx: done.filter((a) => a.status < 200 || a.status >= 300).length,
       cpuSeconds: (used.user + used.system) / 1e6,
+      ...(marked ? { sent: done.map((a, i) => sentMark(ids[i]!, a.started, a.ms)) } : {}),
     };
   } finally {
     agent.destroy();

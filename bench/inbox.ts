@@ -12,6 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { machineBusySeconds } from './host-cpu';
 import { childEnv, nodeCommand, pinned } from './ipc';
+import { describePhases, type ReceiverPhases, type SentMark } from './inbox-phases';
 import { post, signedEvent, WARM_UP_BOARD, type LatencyFigures, type SignedEvent } from './inbox-traffic';
 import { childScript } from './paths';
 
@@ -41,6 +42,8 @@ export interface LatencyReport extends LatencyFigures {
   readonly receiverP99: number;
   /** Cores other processes than the bench's took during the measurement, on average. */
   readonly otherCores: number;
+  /** With `--phases`: where the time went (bench/inbox-phases.ts). */
+  readonly phases?: string[];
 }
 
 export interface InboxReport {
@@ -52,6 +55,8 @@ export interface InboxReport {
   readonly attempts: number;
   /** Time to 2xx, ms: p50 and p99, inbox and direct. */
   readonly inbox: LatencyReport;
+  /** A second inbox measurement, traced: where its time to 2xx went (bench/inbox-phases.ts). */
+  readonly phases: readonly string[];
   readonly direct: LatencyReport;
   /** Whether the receiver (with redis-server) and the worker ran on a core each for the time to 2xx. */
   readonly pinned: boolean;
@@ -220,18 +225,18 @@ function pinRedis(url: string, core: 0 | 1): (() => void) | undefined {
  * runs where the scheduler puts it. The time to 2xx is a tail figure that any other process on the
  * machine moves, so a disturbed measurement is run again.
  */
-async function inboxLatency(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin = pinned): Promise<LatencyReport> {
+async function inboxLatency(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin = pinned, phases = false): Promise<LatencyReport> {
   let best: LatencyReport | undefined;
   for (let attempt = 1; attempt <= config.latencyAttempts && (best === undefined || best.otherCores > MAX_OTHER_CORES); attempt++) {
-    const figures = await latencyOnce(redisUrl, config, mode, pin);
+    const figures = await latencyOnce(redisUrl, config, mode, pin, phases);
     if (best === undefined || figures.otherCores < best.otherCores) best = figures;
   }
   return best!;
 }
 
-async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin: boolean): Promise<LatencyReport> {
+async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin: boolean, phases: boolean): Promise<LatencyReport> {
   const core = (n: 0 | 1) => (pin ? n : undefined);
-  const env = { SVC_BENCH_REDIS_URL: redisUrl, HANDLER_MS: String(config.slowHandlerMs), MODE: mode, INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}` };
+  const env = { SVC_BENCH_REDIS_URL: redisUrl, HANDLER_MS: String(config.slowHandlerMs), MODE: mode, INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}`, PHASES: phases ? '1' : '0' };
   const redis = new Redis(redisUrl);
   const unpinRedis = pin ? pinRedis(redisUrl, 0) : undefined;
   const r = await receiver(env, core(0), false);
@@ -247,18 +252,19 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' 
     if (worker) await worker.wait(/warmed\n/, 60_000);
     // The CPU the bench's own processes use over the open loop, to tell what other processes took.
     const ours = async () => cpuSecondsOf(r.proc.child.pid) + cpuSecondsOf(worker?.child.pid) + (await redisCpuSeconds(redis));
-    sender = Proc.start('sender', { PORT: String(r.port), RATE: String(config.latencyRate), SECONDS: String(config.latencySeconds), WARM_UP: String(WARM_UP) });
+    sender = Proc.start('sender', { PHASES: env.PHASES, PORT: String(r.port), RATE: String(config.latencyRate), SECONDS: String(config.latencySeconds), WARM_UP: String(WARM_UP) });
     await sender.wait(/start\n/, 30_000);
     const before = { at: performance.now(), busy: machineBusySeconds(), ours: await ours() };
     const [, sent] = await sender.wait(/result (.+)\n/, 30_000 + config.latencySeconds * 1000 + config.slowHandlerMs);
     const after = { at: performance.now(), busy: machineBusySeconds(), ours: await ours() };
     r.proc.signal('SIGUSR2');
     const [, own] = await r.proc.wait(/own (.+)\n/, 5_000);
-    const { cpuSeconds, ...figures } = JSON.parse(sent!) as LatencyFigures & { cpuSeconds: number };
-    const inReceiver = JSON.parse(own!) as { p50: number; p99: number };
+    const { cpuSeconds, sent: marks, ...figures } = JSON.parse(sent!) as LatencyFigures & { cpuSeconds: number; sent?: SentMark[] };
+    const inReceiver = JSON.parse(own!) as { p50: number; p99: number; phases?: ReceiverPhases };
     const busy = before.busy === undefined || after.busy === undefined ? Number.NaN : after.busy - before.busy;
     const otherCores = Math.max(0, busy - (after.ours - before.ours) - cpuSeconds) / ((after.at - before.at) / 1000);
-    return { ...figures, receiverP50: inReceiver.p50, receiverP99: inReceiver.p99, otherCores };
+    const traced = marks !== undefined && inReceiver.phases !== undefined ? { phases: describePhases(marks, inReceiver.phases) } : {};
+    return { ...figures, receiverP50: inReceiver.p50, receiverP99: inReceiver.p99, otherCores, ...traced };
   } finally {
     await sender?.stop();
     await worker?.stop();
@@ -271,6 +277,9 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' 
 export async function measureInbox(redisUrl: string, config: InboxConfig, say: (line: string) => void): Promise<InboxReport> {
   const inbox = await inboxLatency(redisUrl, config, 'inbox');
   say(`  time to 2xx, ${config.slowHandlerMs} ms handler, inbox: ${describeLatency(inbox)} (${inbox.count} deliveries at ${config.latencyRate}/s)`);
+  const traced = await latencyOnce(redisUrl, config, 'inbox', pinned, true);
+  say(`  traced: ${describeLatency(traced)}`);
+  for (const line of traced.phases ?? []) say(`    ${line}`);
   const direct = await inboxLatency(redisUrl, config, 'direct');
   say(`  time to 2xx, ${config.slowHandlerMs} ms handler, direct: ${describeLatency(direct)}`);
 
@@ -289,15 +298,15 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
     say(`  ordered, ${boards} board(s): ${Math.round(perSecond)} events/s (${events.length} events, one worker)`);
   }
   pooled.destroy();
-  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, direct, pinned, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
+  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, phases: traced.phases ?? [], direct, pinned, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
 }
 
 /**
- * `npx tsx bench/inbox.ts [--latency] [--unpinned] [--rounds N]`: the inbox measurements alone,
+ * `npx tsx bench/inbox.ts [--latency [--phases]] [--unpinned] [--rounds N]`: the inbox measurements alone,
  * against a redis-server of their own, while working on the inbox (`npm run bench` runs them with
  * everything else). `--latency`: only the inbox mode's time to 2xx, `--rounds` times, to show its
  * spread on a shared machine; `--unpinned`: with the receiver, redis-server and the worker where
- * the scheduler puts them.
+ * the scheduler puts them; `--phases`: where the time to 2xx went (bench/inbox-phases.ts).
  */
 async function main(): Promise<void> {
   const { compileForChildren } = await import('./compile');
@@ -309,8 +318,9 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= rounds; round++) {
       if (flag('--latency')) {
-        const figures = await inboxLatency(redis.url, INBOX_FULL, 'inbox', pinned && !flag('--unpinned'));
+        const figures = await inboxLatency(redis.url, INBOX_FULL, 'inbox', pinned && !flag('--unpinned'), flag('--phases'));
         console.log(`round ${round}: ${describeLatency(figures)}, ${figures.count} deliveries, ${figures.non2xx} not 2xx`);
+        for (const line of figures.phases ?? []) console.log(line);
       } else {
         await measureInbox(redis.url, INBOX_FULL, (line) => console.log(line));
       }

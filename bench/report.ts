@@ -195,6 +195,7 @@ npm run bench        # the full run (about ten minutes on 2 cores): prints the t
 npm run bench:smoke  # a few seconds: every stack must answer 2xx to a signed delivery (no timing checks); CI runs it
 npm run bench -- --only svc-board-express,octokit-express  # a few stacks' load rounds and their ratios; BENCHMARKS.md untouched
 npx tsx bench/inbox.ts --latency --rounds 3  # the inbox's time to 2xx alone (drop --latency for every inbox figure)
+npx tsx bench/inbox.ts --latency --phases  # the same, traced: where each delivery's time to 2xx went
 \`\`\`
 
 ## Method

@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   }
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
-  const targets = evaluateTargets(cells, startup, store);
+  const targets = evaluateTargets(cells, startup, store, inbox);
   const results = {
     config,
     machine,

@@ -1,8 +1,9 @@
 /** The issue's targets, checked against the figures of one run. */
 import type { StartupResult } from './startup';
 import type { StoreReport } from './children/store';
+import type { InboxReport } from './inbox';
 import type { Cell } from './load';
-import { fixed } from './stats';
+import { fixed, grouped } from './stats';
 import { figures, ratio } from './summary';
 
 export interface Target {
@@ -18,7 +19,7 @@ function check(value: number, ok: (v: number) => boolean): boolean | undefined {
   return Number.isFinite(value) ? ok(value) : undefined;
 }
 
-export function evaluateTargets(cells: readonly Cell[], startup: readonly StartupResult[], store: StoreReport | undefined): Target[] {
+export function evaluateTargets(cells: readonly Cell[], startup: readonly StartupResult[], store: StoreReport | undefined, inbox?: InboxReport): Target[] {
   const targets: Target[] = [];
   // The headline: the mount most users have (app.use with every default) against the most used peer.
   const defaultRps = ratio(cells, '2kb', 'svc-board-express', 'octokit-express', 'rps');
@@ -132,5 +133,13 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
     measured: `${fixed(bytes, 1)} bytes`,
     met: check(bytes, (v) => v <= 64),
   });
+  if (inbox !== undefined) {
+    const f = inbox.inbox;
+    targets.push({
+      target: `inbox mode: time to 2xx ≤ 5 ms at the 99th percentile (${grouped(inbox.slowHandlerMs)} ms handler, ${inbox.latencyRate} deliveries/s, local redis-server)`,
+      measured: `p99 ${fixed(f.p99, 2)} ms, p50 ${fixed(f.p50, 2)} ms (in the receiver: p99 ${fixed(f.receiverP99, 2)} ms)`,
+      met: check(f.p99, (v) => v <= 5),
+    });
+  }
   return targets;
 }

@@ -6,12 +6,14 @@
  * first handler call to the last one's end) and `warmed` once it has handled WARM_UP_EXPECT warm-up
  * deliveries; for a sender `start` as its open loop starts and `result <json>` at its end; for a receiver, on
  * SIGUSR2, `own <json>`: its own time from a delivery's arrival to its answer (from its delivery
- * records, warm-up deliveries left out).
+ * records, warm-up deliveries left out); with PHASES=1 the receiver and the sender also give the
+ * marks of each delivery (bench/inbox-phases.ts).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
+import { traceReceiver } from '../inbox-phases';
 import { openLoop, percentile, WARM_UP_BOARD } from '../inbox-traffic';
 import { SVC_SECRET } from '../signing';
 
@@ -19,7 +21,7 @@ const role = process.argv[2];
 const env = process.env;
 
 if (role === 'sender') {
-  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP), () => process.stdout.write('start\n')).then((figures) =>
+  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP), () => process.stdout.write('start\n'), env.PHASES === '1').then((figures) =>
     process.stdout.write(`result ${JSON.stringify(figures)}\n`),
   );
 } else {
@@ -29,10 +31,12 @@ if (role === 'sender') {
   const expected = Number(env.EXPECT ?? '0');
   const warmUpExpected = Number(env.WARM_UP_EXPECT ?? '0');
   const inbox = env.MODE === 'direct' ? undefined : { url, prefix, ordered: env.ORDERED === '1', gapWaitMs: 60_000, keepProcessedFor: 60_000 };
+  const store = redisStore({ url, prefix: `${prefix}-ids:` });
+  const phases = role === 'receiver' && env.PHASES === '1' ? traceReceiver(store) : undefined;
   const board = svcBoardWebhook({
     secret: SVC_SECRET,
     logger: pino({ level: 'silent' }),
-    store: redisStore({ url, prefix: `${prefix}-ids:` }),
+    store,
     // Direct mode: the handler runs in the request, up to the longest deadline allowed.
     timeout: 9000,
     ...(inbox === undefined ? {} : { inbox }),
@@ -55,7 +59,7 @@ if (role === 'sender') {
       const boardId = (record.payload as { board?: { id?: string } } | undefined)?.board?.id;
       if (boardId?.startsWith(WARM_UP_BOARD) !== true) own.push(record.durationMs);
     });
-    process.on('SIGUSR2', () => process.stdout.write(`own ${JSON.stringify({ p50: percentile(own, 50), p99: percentile(own, 99), count: own.length })}\n`));
+    process.on('SIGUSR2', () => process.stdout.write(`own ${JSON.stringify({ p50: percentile(own, 50), p99: percentile(own, 99), count: own.length, phases })}\n`));
     const server = createServer(createNodeHandler(board));
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`));
