@@ -50,6 +50,8 @@ const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 const PRUNE_BATCH = 1000;
 const UNDEFINED_TABLE = '42P01';
 const MAX_TIMER_MS = 2 ** 31 - 1;
+// A connection whose statement timed out is kept this many command timeouts for it to settle.
+const SETTLE_FACTOR = 10;
 
 /**
  * A de-dup store in PostgreSQL, shared by every receiver that uses the same table. Beside the
@@ -196,14 +198,16 @@ export class PostgresStore implements DeliveryStore {
   private async statement(what: string, text: string, values: unknown[]): Promise<SqlResult> {
     const deadline = performance.now() + this.timeoutMs;
     const client = await this.connect(deadline);
-    let destroy = false;
+    // A query that throws at once fails like one that rejects.
+    const query = new Promise<SqlResult>((resolve) => resolve(client.query(text, values)));
     try {
-      return await withTimeout(client.query(text, values), Math.max(1, deadline - performance.now()), what);
+      const answer = await withTimeout(query, Math.max(1, deadline - performance.now()), what);
+      giveBack(client, false);
+      return answer;
     } catch (err) {
-      destroy = isConnectionFailure(err);
+      // At once after the statement's own failure; after a timeout, once it has ended.
+      giveBackWhenSettled(client, query, this.timeoutMs * SETTLE_FACTOR);
       throw explain(err, this.table);
-    } finally {
-      giveBack(client, destroy);
     }
   }
 
@@ -234,6 +238,29 @@ function giveBack(client: PooledSqlClient, destroy: boolean): void {
   } catch {
     // Already released (a handler gave its transaction client back itself).
   }
+}
+
+/**
+ * A statement that timed out may still be running on its connection. Discarding the connection
+ * would make a server that was only slow (or briefly stopped) face a new connection for every
+ * caller at once, each slower than the last, a storm that outlasts the slowness itself: the
+ * connection is kept out of the pool until the statement settles and then given back (discarded
+ * if it failed as a lost connection, or if it is still running after `boundMs`).
+ */
+function giveBackWhenSettled(client: PooledSqlClient, query: Promise<unknown>, boundMs: number): void {
+  let settled = false;
+  const settle = (destroy: boolean) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    giveBack(client, destroy);
+  };
+  const timer = setTimeout(() => settle(true), boundMs);
+  timer.unref();
+  query.then(
+    () => settle(false),
+    (err: unknown) => settle(isConnectionFailure(err)),
+  );
 }
 
 /** The store's own statements: a missing table is a setup step left out, said plainly. */

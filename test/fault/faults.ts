@@ -1,3 +1,4 @@
+import { wallNow } from './effect-log';
 import type { ReceiverSlot } from './receivers';
 import type { StoreServer } from './store-kind';
 
@@ -9,6 +10,8 @@ export interface FaultLog {
   receiverTerms: number;
   storeFreezes: number;
   storeKills: number;
+  /** When the store came back from each fault (thawed, restarted), on the sender's clock. */
+  storeBack: number[];
 }
 
 /**
@@ -18,7 +21,7 @@ export interface FaultLog {
  * store is away (their commits still waiting). Stops early once `done()` says the sender finished.
  */
 export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot[], done: () => boolean): Promise<FaultLog> {
-  const log: FaultLog = { receiverKills: 0, receiverTerms: 0, storeFreezes: 0, storeKills: 0 };
+  const log: FaultLog = { receiverKills: 0, receiverTerms: 0, storeFreezes: 0, storeKills: 0, storeBack: [] };
   const [a, b, c] = slots as [ReceiverSlot, ReceiverSlot, ReceiverSlot];
   const killReceiver = async (slot: ReceiverSlot, withinMs = 1500) => {
     await slot.killWithRunsInFlight(withinMs);
@@ -28,9 +31,17 @@ export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot
     store.freeze();
     log.storeFreezes++;
   };
+  const thawStore = () => {
+    store.thaw();
+    log.storeBack.push(wallNow());
+  };
   const killStore = async () => {
     await store.kill();
     log.storeKills++;
+  };
+  const restartStore = async () => {
+    await store.restart();
+    log.storeBack.push(wallNow());
   };
   const steps: Array<() => Promise<void>> = [
     async () => {
@@ -40,21 +51,23 @@ export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot
     async () => {
       freezeStore();
       await sleep(1500);
-      store.thaw();
+      thawStore();
     },
     async () => {
       await killReceiver(b);
       await b.start();
     },
     async () => {
-      await c.terminate(3000, 3);
+      // Up to 10 s for runs to be in flight: after the store's freeze a receiver may refuse every
+      // delivery (503) for a few seconds, and a SIGTERM with nothing running tests no drain.
+      await c.terminate(10_000, 3);
       log.receiverTerms++;
       await c.start();
     },
     async () => {
       await killStore();
       await sleep(2000);
-      await store.restart();
+      await restartStore();
     },
     async () => {
       // A receiver killed while its commits wait on a frozen store: past the store's command
@@ -65,7 +78,7 @@ export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot
       await sleep(900);
       await killReceiver(a, 0);
       await sleep(600);
-      store.thaw();
+      thawStore();
       await a.start();
     },
     async () => {
@@ -75,7 +88,7 @@ export async function runFaults(store: StoreServer, slots: readonly ReceiverSlot
       await sleep(900);
       await killReceiver(b, 0);
       await sleep(1100);
-      await store.restart();
+      await restartStore();
       await b.start();
     },
     async () => {

@@ -17,7 +17,7 @@ import { endAll } from './children';
 import { config, mounts } from './config';
 import { runFaults, type FaultLog } from './faults';
 import { ReceiverSlot } from './receivers';
-import { Sender } from './sender';
+import { Sender, type Answer } from './sender';
 import type { StoreKind, StoreServer } from './store-kind';
 import { storeKind, storeKinds } from './stores';
 import { summary } from './summary';
@@ -53,16 +53,37 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     if (sent.givenUp.length > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries after a day of retries`);
     if (sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.repeatsGivenUp} repeats of delivered deliveries after a day of retries`);
     violations.push(...unbitten(verdict.figures, faults));
+    const recovery = slowestRecovery(sent.answers, faults.storeBack);
+    if (recovery > RECOVERY_MS) violations.push(`a store fault kept deliveries from being answered 2xx for ${(recovery / 1000).toFixed(1)} s after the store was back (at most ${RECOVERY_MS / 1000} s)`);
     if (performance.now() - started > config.budgetMs) violations.push(`the run took longer than its budget of ${config.budgetMs} ms`);
     console.log(summary({ kind, store, slots, sent, faults, figures: verdict.figures, seconds: (performance.now() - started) / 1000, violations }));
+    console.log(`  store back:    the first 2xx came at most ${(recovery / 1000).toFixed(1)} s after the store was back from a fault (${faults.storeBack.length} faults)`);
     passed = violations.length === 0;
     return passed;
   } finally {
     await store?.close().catch(() => undefined);
     await endAll();
-    if (passed) rmSync(dir, { recursive: true, force: true });
+    if (passed && process.env.FAULT_KEEP === undefined) rmSync(dir, { recursive: true, force: true });
     else console.log(`receiver logs and effect files kept in ${dir}`);
   }
+}
+
+// A store back from a freeze or a restart must serve again within seconds: slower, and a short
+// outage costs a delivery most of its day of retries.
+const RECOVERY_MS = 10_000;
+
+/**
+ * The longest time from the store's return from a fault to the first delivery sent after it that
+ * was answered 2xx (which needs the store: the claim). A fault after which nothing more was sent
+ * counts 0.
+ */
+function slowestRecovery(answers: readonly Answer[], storeBack: readonly number[]): number {
+  let slowest = 0;
+  for (const back of storeBack) {
+    const first = Math.min(...answers.filter((a) => a.sentAt >= back && a.status >= 200 && a.status < 300).map((a) => a.answeredAt));
+    if (Number.isFinite(first)) slowest = Math.max(slowest, first - back);
+  }
+  return slowest;
 }
 
 /** A run whose faults hit nothing proves nothing: say so rather than pass. */

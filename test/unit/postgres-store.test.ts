@@ -153,6 +153,17 @@ describe('postgres store connections', () => {
     expect(clients[0]!.release.mock.calls).toEqual([[false]]);
   });
 
+  it('fails a statement whose query throws at once like one that rejects, and gives its connection back', async () => {
+    const broken = new TypeError('Client was passed a null or undefined query');
+    const { store, clients } = open();
+    const failing = store.claim('d', 10);
+    clients[0]?.query.mockImplementation(() => {
+      throw broken;
+    });
+    await expect(failing).rejects.toBe(broken);
+    expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+  });
+
   it('passes on what a failed statement rejects with even when it is no error', async () => {
     const { store } = open({ answer: () => Promise.reject(null) });
     await expect(store.release('d', 't')).rejects.toBeNull();
@@ -196,15 +207,78 @@ describe('postgres store timeouts', () => {
   });
   afterEach(() => jest.useRealTimers());
 
-  it('fails a statement unanswered for commandTimeoutMs, not a moment earlier, and discards its connection', async () => {
-    const { store, clients } = open({ answer: never }, { commandTimeoutMs: 250 });
+  it('fails a statement unanswered for commandTimeoutMs, not a moment earlier', async () => {
+    const { store } = open({ answer: never }, { commandTimeoutMs: 250 });
     const outcome = jest.fn();
     store.commit('d', 'tok').then(() => outcome('resolved'), outcome);
     await jest.advanceTimersByTimeAsync(249);
     expect(outcome).not.toHaveBeenCalled();
     await jest.advanceTimersByTimeAsync(1);
     expect(outcome).toHaveBeenCalledWith(expect.any(StoreTimeoutError));
-    expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+  });
+
+  describe('the connection of a statement that timed out', () => {
+    // A server that was only slow or stopped for a moment keeps its warm connections: discarding
+    // them made every waiting delivery open a new one at once, a storm that outlasted the stop.
+    const failAfter = (ms: number, code: string) => new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error(code), { code })), ms));
+    const timedOut = async (outcome: Promise<unknown>) => {
+      const caught = outcome.then(() => 'resolved', (err: unknown) => err);
+      await jest.advanceTimersByTimeAsync(250);
+      expect(await caught).toBeInstanceOf(StoreTimeoutError);
+    };
+
+    it('is kept aside while the statement runs, and given back to be reused once it answers', async () => {
+      const { store, clients } = open({ answer: () => after(400, result()) }, { commandTimeoutMs: 250 });
+      await timedOut(store.commit('d', 'tok'));
+      expect(clients[0]!.release).not.toHaveBeenCalled();
+      expect(clients[0]!.off).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(149);
+      expect(clients[0]!.release).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+      expect(clients[0]!.off).toHaveBeenCalledWith('error', clients[0]!.on.mock.calls[0]![1]);
+    });
+
+    it('is given back to be reused when the statement then fails on its own', async () => {
+      const { store, clients } = open({ answer: () => failAfter(400, '40P01') }, { commandTimeoutMs: 250 });
+      await timedOut(store.release('d', 'tok'));
+      await jest.advanceTimersByTimeAsync(150);
+      expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+    });
+
+    it('is discarded when the statement then fails as a lost connection', async () => {
+      const { store, clients } = open({ answer: () => failAfter(400, 'ECONNRESET') }, { commandTimeoutMs: 250 });
+      await timedOut(store.extend('d', 'tok', 10));
+      await jest.advanceTimersByTimeAsync(150);
+      expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+    });
+
+    it('is discarded, once, when the statement still runs ten times commandTimeoutMs after it timed out', async () => {
+      const { store, clients } = open({ answer: () => after(3_000, result()) }, { commandTimeoutMs: 250 });
+      await timedOut(store.claim('d', 10));
+      await jest.advanceTimersByTimeAsync(2_499);
+      expect(clients[0]!.release).not.toHaveBeenCalled();
+      await jest.advanceTimersByTimeAsync(1);
+      expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+    });
+
+    it('does not keep the process alive while it waits', async () => {
+      const unref = jest.fn();
+      const fake = setTimeout;
+      const spy = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => Object.assign(fake(fn, ms), { unref })) as unknown as typeof setTimeout);
+      try {
+        const { store } = open({ answer: never }, { commandTimeoutMs: 250 });
+        const caught = store.commit('d', 'tok').catch(() => 'timed out');
+        expect(unref).not.toHaveBeenCalled();
+        await jest.advanceTimersByTimeAsync(250);
+        await expect(caught).resolves.toBe('timed out');
+        expect(unref).toHaveBeenCalledTimes(1);
+      } finally {
+        spy.mockRestore();
+      }
+    });
   });
 
   it('waits 1 s by default', async () => {
