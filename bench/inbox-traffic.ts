@@ -6,6 +6,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ROOT } from './paths';
 import { sentMark, type SentMark } from './inbox-phases';
@@ -21,6 +22,8 @@ export interface LatencyFigures {
   readonly p99: number;
   readonly count: number;
   readonly non2xx: number;
+  /** The sender's own GC pauses during the loop (they would count as time to 2xx): how many, and their sum in ms. */
+  readonly senderGc: { readonly pauses: number; readonly ms: number };
 }
 
 /** Board ids of warm-up deliveries start with this: their handlers return at once, and the receiver leaves them out of its figures. */
@@ -61,8 +64,10 @@ export function percentile(values: readonly number[], p: number): number {
 /**
  * Open loop: `rate` deliveries a second for `seconds`, each answer timed, after `warmUp` deliveries
  * sent at once, which open the connections. Connections are opened as the answers in flight need
- * them, as svc does. `onStart` is called as the loop starts; the answer tells this process's CPU
- * time over the loop, and with `marked` each delivery's id, when it was sent and its time to 2xx.
+ * them, as svc does. The deliveries are signed before the loop, so that it only sends: each is
+ * still a distinct delivery, its timestamp at most `seconds` old when sent. `onStart` is called as
+ * the loop starts; the answer tells this process's CPU time and GC pauses over the loop, and with
+ * `marked` each delivery's id, when it was sent and its time to 2xx.
  */
 export async function openLoop(port: number, rate: number, seconds: number, warmUp: number, onStart: () => void, marked = false): Promise<LatencyFigures & { cpuSeconds: number; sent?: SentMark[] }> {
   const agent = new Agent({ keepAlive: true });
@@ -71,6 +76,12 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
     const answers: Array<Promise<{ status: number; ms: number; started: number }>> = [];
     const ids: string[] = [];
     const count = Math.max(1, Math.round(rate * seconds));
+    const events = Array.from({ length: count }, () => signedEvent(randomUUID(), 1));
+    const gc = { pauses: 0, ms: 0 };
+    const observer = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) (gc.pauses += 1), (gc.ms += entry.duration);
+    });
+    observer.observe({ entryTypes: ['gc'] });
     onStart();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -78,18 +89,20 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const event = signedEvent(randomUUID(), 1);
+      const event = events[i]!;
       ids.push(event.headers['x-svc-delivery']!);
       answers.push(post(port, event, agent));
     }
     const done = await Promise.all(answers);
     const used = process.cpuUsage(cpu);
+    observer.disconnect();
     const ms = done.map((a) => a.ms);
     return {
       p50: percentile(ms, 50),
       p99: percentile(ms, 99),
       count: done.length,
       non2xx: done.filter((a) => a.status < 200 || a.status >= 300).length,
+      senderGc: gc,
       cpuSeconds: (used.user + used.system) / 1e6,
       ...(marked ? { sent: done.map((a, i) => sentMark(ids[i]!, a.started, a.ms)) } : {}),
     };

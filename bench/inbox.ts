@@ -22,7 +22,11 @@ export interface InboxConfig {
   /** Open-loop rate and duration of the time-to-2xx measurement. */
   readonly latencyRate: number;
   readonly latencySeconds: number;
-  /** Deliveries the receiver takes before it (about a second of them in the full run, as the load rounds warm their servers up). */
+  /**
+   * Deliveries the receiver takes before it (about 10 s of them in the full run): a receiver that has
+   * run for a while, its code optimised by the JIT and its young generation settled (a fresh one's
+   * scavenges copy about 1 MB each, several ms; after 20,000 deliveries about 0.4 MB, 1 to 3 ms).
+   */
   readonly latencyWarmUp: number;
   /** Attempts at a time to 2xx when other processes disturb it (more than MAX_OTHER_CORES). */
   readonly latencyAttempts: number;
@@ -33,7 +37,7 @@ export interface InboxConfig {
   readonly boardCounts: readonly number[];
 }
 
-export const INBOX_FULL: InboxConfig = { slowHandlerMs: 5000, latencyRate: 200, latencySeconds: 5, latencyWarmUp: 2000, latencyAttempts: 3, throughputDeliveries: 5000, orderedEvents: 2000, boardCounts: [1, 10, 1000] };
+export const INBOX_FULL: InboxConfig = { slowHandlerMs: 5000, latencyRate: 200, latencySeconds: 10, latencyWarmUp: 20_000, latencyAttempts: 3, throughputDeliveries: 5000, orderedEvents: 2000, boardCounts: [1, 10, 1000] };
 export const INBOX_SMOKE: InboxConfig = { slowHandlerMs: 100, latencyRate: 50, latencySeconds: 0.3, latencyWarmUp: 20, latencyAttempts: 1, throughputDeliveries: 100, orderedEvents: 60, boardCounts: [1, 10, 1000] };
 
 /** Time to 2xx as the sender saw it, and the receiver's own time from arrival to answer (its delivery records). */
@@ -55,6 +59,11 @@ export interface InboxReport {
   readonly attempts: number;
   /** Time to 2xx, ms: p50 and p99, inbox and direct. */
   readonly inbox: LatencyReport;
+  /**
+   * The floor of the inbox's time to 2xx: the same processes and work, but the receiver answers
+   * once it has verified and parsed the delivery, and claims and enqueues it after the answer.
+   */
+  readonly floor: LatencyReport;
   /** A second inbox measurement, traced: where its time to 2xx went (bench/inbox-phases.ts). */
   readonly phases: readonly string[];
   readonly direct: LatencyReport;
@@ -70,6 +79,14 @@ const WARM_UP = 50;
 const pooled = new Agent({ keepAlive: true, maxSockets: 10 });
 
 type Role = 'receiver' | 'worker' | 'sender';
+/**
+ * The sender times each answer on its own event loop, so a GC pause of its own would count as the
+ * receiver's time. A young generation larger than what its open loop allocates keeps it from
+ * collecting during the loop (it reports any pause it had).
+ */
+const SENDER_FLAGS = ['--min-semi-space-size=64', '--max-semi-space-size=64'];
+/** How the receiver answers: after enqueueing (inbox), after the handler (direct), or at once, enqueueing after (floor). */
+type LatencyMode = 'inbox' | 'direct' | 'floor';
 
 /** A child of the inbox measurements, talking in lines on stdout. */
 class Proc {
@@ -91,7 +108,7 @@ class Proc {
 
   /** `core`: the core to pin it to (when the machine allows), else it runs where the scheduler puts it. */
   static start(role: Role, env: Record<string, string>, core?: 0 | 1): Proc {
-    const script = [childScript('children/inbox'), role];
+    const script = [...(role === 'sender' ? SENDER_FLAGS : []), childScript('children/inbox'), role];
     const { command, args } = core === undefined ? { command: process.execPath, args: script } : nodeCommand(core, script);
     return new Proc(spawn(command, args, { env: { ...childEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] }));
   }
@@ -99,6 +116,7 @@ class Proc {
   wait(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
     const found = pattern.exec(this.out);
     if (found) return Promise.resolve(found);
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.reject(new Error(`bench inbox: a child exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`bench inbox: no ${pattern} within ${timeoutMs} ms`)), timeoutMs);
       this.waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
@@ -130,7 +148,7 @@ async function receiver(env: Record<string, string>, core?: 0 | 1, warm = true):
 }
 
 function describeLatency(f: LatencyReport): string {
-  return `p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms (in the receiver: p50 ${f.receiverP50.toFixed(2)} ms, p99 ${f.receiverP99.toFixed(2)} ms; other processes took ${f.otherCores.toFixed(2)} cores)`;
+  return `p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms (in the receiver: p50 ${f.receiverP50.toFixed(2)} ms, p99 ${f.receiverP99.toFixed(2)} ms; other processes took ${f.otherCores.toFixed(2)} cores; the sender's GC paused ${f.senderGc.pauses} times, ${f.senderGc.ms.toFixed(1)} ms)`;
 }
 
 /** Closed loop over 10 connections: sends `events` in order per board; resolves deliveries/s. */
@@ -225,7 +243,7 @@ function pinRedis(url: string, core: 0 | 1): (() => void) | undefined {
  * runs where the scheduler puts it. The time to 2xx is a tail figure that any other process on the
  * machine moves, so a disturbed measurement is run again.
  */
-async function inboxLatency(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin = pinned, phases = false): Promise<LatencyReport> {
+async function inboxLatency(redisUrl: string, config: InboxConfig, mode: LatencyMode, pin = pinned, phases = false): Promise<LatencyReport> {
   let best: LatencyReport | undefined;
   for (let attempt = 1; attempt <= config.latencyAttempts && (best === undefined || best.otherCores > MAX_OTHER_CORES); attempt++) {
     const figures = await latencyOnce(redisUrl, config, mode, pin, phases);
@@ -234,14 +252,14 @@ async function inboxLatency(redisUrl: string, config: InboxConfig, mode: 'inbox'
   return best!;
 }
 
-async function latencyOnce(redisUrl: string, config: InboxConfig, mode: 'inbox' | 'direct', pin: boolean, phases: boolean): Promise<LatencyReport> {
+async function latencyOnce(redisUrl: string, config: InboxConfig, mode: LatencyMode, pin: boolean, phases: boolean): Promise<LatencyReport> {
   const core = (n: 0 | 1) => (pin ? n : undefined);
   const env = { SVC_BENCH_REDIS_URL: redisUrl, HANDLER_MS: String(config.slowHandlerMs), MODE: mode, INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}`, PHASES: phases ? '1' : '0' };
   const redis = new Redis(redisUrl);
   const unpinRedis = pin ? pinRedis(redisUrl, 0) : undefined;
   const r = await receiver(env, core(0), false);
-  // In inbox mode a worker runs the slow handlers meanwhile, as in production.
-  const worker = mode === 'inbox' ? Proc.start('worker', { ...env, CONCURRENCY: '2000', WARM_UP_EXPECT: String(config.latencyWarmUp) }, core(1)) : undefined;
+  // In inbox mode (and its floor) a worker runs the slow handlers meanwhile, as in production.
+  const worker = mode !== 'direct' ? Proc.start('worker', { ...env, CONCURRENCY: '2000', WARM_UP_EXPECT: String(config.latencyWarmUp) }, core(1)) : undefined;
   let sender: Proc | undefined;
   try {
     if (worker) await worker.wait(/ready\n/, 15_000);
@@ -280,6 +298,8 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
   const traced = await latencyOnce(redisUrl, config, 'inbox', pinned, true);
   say(`  traced: ${describeLatency(traced)}`);
   for (const line of traced.phases ?? []) say(`    ${line}`);
+  const floor = await inboxLatency(redisUrl, config, 'floor');
+  say(`  floor (answered before the claim and the enqueue): ${describeLatency(floor)}`);
   const direct = await inboxLatency(redisUrl, config, 'direct');
   say(`  time to 2xx, ${config.slowHandlerMs} ms handler, direct: ${describeLatency(direct)}`);
 
@@ -298,14 +318,14 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
     say(`  ordered, ${boards} board(s): ${Math.round(perSecond)} events/s (${events.length} events, one worker)`);
   }
   pooled.destroy();
-  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, phases: traced.phases ?? [], direct, pinned, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
+  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, floor, phases: traced.phases ?? [], direct, pinned, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
 }
 
 /**
  * `npx tsx bench/inbox.ts [--latency [--phases]] [--unpinned] [--rounds N]`: the inbox measurements alone,
  * against a redis-server of their own, while working on the inbox (`npm run bench` runs them with
- * everything else). `--latency`: only the inbox mode's time to 2xx, `--rounds` times, to show its
- * spread on a shared machine; `--unpinned`: with the receiver, redis-server and the worker where
+ * everything else). `--latency`: only the inbox mode's time to 2xx and its floor's, `--rounds`
+ * times, to show their spread on a shared machine; `--unpinned`: with the receiver, redis-server and the worker where
  * the scheduler puts them; `--phases`: where the time to 2xx went (bench/inbox-phases.ts).
  */
 async function main(): Promise<void> {
@@ -318,9 +338,11 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= rounds; round++) {
       if (flag('--latency')) {
-        const figures = await inboxLatency(redis.url, INBOX_FULL, 'inbox', pinned && !flag('--unpinned'), flag('--phases'));
-        console.log(`round ${round}: ${describeLatency(figures)}, ${figures.count} deliveries, ${figures.non2xx} not 2xx`);
-        for (const line of figures.phases ?? []) console.log(line);
+        for (const mode of ['inbox', 'floor'] as const) {
+          const figures = await inboxLatency(redis.url, INBOX_FULL, mode, pinned && !flag('--unpinned'), mode === 'inbox' && flag('--phases'));
+          console.log(`round ${round}, ${mode}: ${describeLatency(figures)}, ${figures.count} deliveries, ${figures.non2xx} not 2xx`);
+          for (const line of figures.phases ?? []) console.log(line);
+        }
       } else {
         await measureInbox(redis.url, INBOX_FULL, (line) => console.log(line));
       }

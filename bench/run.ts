@@ -142,10 +142,18 @@ async function main(): Promise<void> {
   let inbox: InboxReport;
   try {
     cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)));
-    say('inbox...');
-    inbox = await measureInbox(redis.url, config.smoke ? INBOX_SMOKE : INBOX_FULL, say);
   } finally {
     await Promise.all([redis.close(), postgres.close()]);
+  }
+  say('inbox...');
+  // A redis-server of its own, and nothing left running from the load rounds: its time to 2xx is a
+  // tail figure, and the servers those rounds filled (postgres's background writers, a Redis
+  // holding their ids) share the receiver's core.
+  const inboxRedis = await RedisServer.start({ appendOnly: false });
+  try {
+    inbox = await measureInbox(inboxRedis.url, config.smoke ? INBOX_SMOKE : INBOX_FULL, say);
+  } finally {
+    await inboxRedis.close();
   }
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
@@ -171,7 +179,7 @@ async function main(): Promise<void> {
     say(`\nwrote ${relative(ROOT, REPORT_FILE)} (${fixed(results.seconds / 60, 1)} min)`);
   }
   const found = problems(cells, stages);
-  for (const [mode, figures] of [['inbox', inbox.inbox], ['direct', inbox.direct]] as const) {
+  for (const [mode, figures] of [['inbox', inbox.inbox], ['floor', inbox.floor], ['direct', inbox.direct]] as const) {
     if (figures.non2xx > 0) found.push(`${figures.non2xx} of ${figures.count} deliveries to the ${mode}-mode receiver were not answered 2xx`);
   }
   if (found.length > 0) {

@@ -137,7 +137,7 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
     const f = inbox.inbox;
     targets.push({
       target: `inbox mode: time to 2xx ≤ 5 ms at the 99th percentile (${grouped(inbox.slowHandlerMs)} ms handler, ${inbox.latencyRate} deliveries/s, local redis-server)`,
-      measured: `p99 ${fixed(f.p99, 2)} ms, p50 ${fixed(f.p50, 2)} ms (in the receiver: p99 ${fixed(f.receiverP99, 2)} ms)`,
+      measured: `p99 ${fixed(f.p99, 2)} ms, p50 ${fixed(f.p50, 2)} ms (in the receiver: p99 ${fixed(f.receiverP99, 2)} ms); its floor on this machine and load (answered before the claim and the enqueue): p99 ${fixed(inbox.floor.p99, 2)} ms, p50 ${fixed(inbox.floor.p50, 2)} ms`,
       met: check(f.p99, (v) => v <= 5),
     });
   }

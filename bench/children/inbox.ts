@@ -8,14 +8,20 @@
  * SIGUSR2, `own <json>`: its own time from a delivery's arrival to its answer (from its delivery
  * records, warm-up deliveries left out); with PHASES=1 the receiver and the sender also give the
  * marks of each delivery (bench/inbox-phases.ts).
+ *
+ * MODE=floor: the receiver answers as the node floor does (read, verify, JSON.parse, 200), then
+ * hands the same request to the inbox-mode webhook, whose answer is dropped: the machine does the
+ * inbox's whole work (claim, enqueue, commit, the worker's runs), but after the answer, not before.
+ * Its time to 2xx is the least any receiver gets on this machine under that load.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
 import { traceReceiver } from '../inbox-phases';
 import { openLoop, percentile, WARM_UP_BOARD } from '../inbox-traffic';
 import { SVC_SECRET } from '../signing';
+import { readBody, reply, verifyAndParse } from '../stacks/floor';
 
 const role = process.argv[2];
 const env = process.env;
@@ -54,17 +60,41 @@ if (role === 'sender') {
   });
 
   if (role === 'receiver') {
+    const floor = env.MODE === 'floor';
     const own: number[] = [];
+    // The floor times its own answer; its webhook's records come after it.
     board.onDelivery((record) => {
       const boardId = (record.payload as { board?: { id?: string } } | undefined)?.board?.id;
-      if (boardId?.startsWith(WARM_UP_BOARD) !== true) own.push(record.durationMs);
+      if (!floor && boardId?.startsWith(WARM_UP_BOARD) !== true) own.push(record.durationMs);
     });
     process.on('SIGUSR2', () => process.stdout.write(`own ${JSON.stringify({ p50: percentile(own, 50), p99: percentile(own, 99), count: own.length, phases })}\n`));
-    const server = createServer(createNodeHandler(board));
+    const webhook = createNodeHandler(board);
+    const server = createServer(floor ? answerFirst(webhook, own) : webhook);
     server.keepAliveTimeout = 60_000;
     server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`));
   } else {
     board.work({ concurrency: Number(env.CONCURRENCY ?? '10') });
     process.stdout.write('ready\n');
   }
+}
+
+/**
+ * The floor's answer, then the webhook's work on the same request: the body read here is left in
+ * `req.body` (as express.raw() leaves it), and the webhook's own answer finds the response sent.
+ */
+function answerFirst(webhook: (req: IncomingMessage, res: ServerResponse) => void, own: number[]) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    const arrived = performance.now();
+    readBody(req).then(
+      (body) => {
+        const event = verifyAndParse(req.headers, body) as { board?: { id?: string } } | undefined;
+        if (event === undefined) return reply(res, 401, '{}');
+        reply(res, 200);
+        if (event.board?.id?.startsWith(WARM_UP_BOARD) !== true) own.push(performance.now() - arrived);
+        (req as IncomingMessage & { body?: Buffer }).body = body;
+        webhook(req, res);
+      },
+      () => reply(res, 400, '{}'),
+    );
+  };
 }
