@@ -4,7 +4,7 @@ import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
 import { storeRefusal } from '../receive/handler-failure';
 import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
-import { isConnectionFailure, withTimeout } from './postgres-failure';
+import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from './sql-client';
 import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
 
@@ -132,21 +132,32 @@ export class PostgresStore implements DeliveryStore {
     const client = await this.connect(performance.now() + this.timeoutMs).catch((err: unknown) => {
       throw translate(err);
     });
-    let destroy = false;
+    // The store's statement on the connection now: what a timeout leaves running there.
+    let running: Promise<unknown> = Promise.resolve();
+    const step = (what: string, ...query: [text: string, values?: unknown[]]) => {
+      running = sent(client, ...query);
+      return this.timed(running, what);
+    };
     try {
-      await this.timed(client.query('BEGIN'), 'BEGIN');
+      await step('BEGIN', 'BEGIN');
       const result = await work(client);
-      await this.timed(client.query(this.sql.mark, [key, token, Math.ceil(this.retentionMs)]), 'done mark');
-      await this.timed(client.query('COMMIT'), 'COMMIT');
+      await step('done mark', this.sql.mark, [key, token, Math.ceil(this.retentionMs)]);
+      await step('COMMIT', 'COMMIT');
       this.markedInTransaction.add(markKey(key, token));
+      giveBack(client, false);
       return result;
     } catch (err) {
-      // A connection that failed or timed out is discarded; the server rolls back what it held.
-      destroy = isConnectionFailure(err);
-      if (!destroy) destroy = await this.timed(client.query('ROLLBACK'), 'ROLLBACK').then(() => false, () => true);
+      if (err instanceof StoreTimeoutError) {
+        // BEGIN, the mark or COMMIT may still run (a slow or stopped server): the connection is
+        // kept aside until it ends, then rolled back (a no-op after a COMMIT that went through).
+        giveBackWhenSettled(client, running, this.timeoutMs * SETTLE_FACTOR, { cleanUp: () => sent(client, 'ROLLBACK') });
+      } else if (isConnectionFailure(err)) {
+        // The server rolls back what it held.
+        giveBack(client, true);
+      } else {
+        await this.rollBack(client);
+      }
       throw translate(err);
-    } finally {
-      giveBack(client, destroy);
     }
   }
 
@@ -194,12 +205,23 @@ export class PostgresStore implements DeliveryStore {
     }
   }
 
+  /** Rolls back a failed transaction and gives its connection back; discards it if the ROLLBACK fails. */
+  private async rollBack(client: PooledSqlClient): Promise<void> {
+    const rollback = sent(client, 'ROLLBACK');
+    try {
+      await this.timed(rollback, 'ROLLBACK');
+      giveBack(client, false);
+    } catch (err) {
+      if (err instanceof StoreTimeoutError) giveBackWhenSettled(client, rollback, this.timeoutMs * SETTLE_FACTOR, { discards: () => true });
+      else giveBack(client, true);
+    }
+  }
+
   /** One statement on a pooled connection, connection wait included, within the command timeout. */
   private async statement(what: string, text: string, values: unknown[]): Promise<SqlResult> {
     const deadline = performance.now() + this.timeoutMs;
     const client = await this.connect(deadline);
-    // A query that throws at once fails like one that rejects.
-    const query = new Promise<SqlResult>((resolve) => resolve(client.query(text, values)));
+    const query = sent(client, text, values);
     try {
       const answer = await withTimeout(query, Math.max(1, deadline - performance.now()), what);
       giveBack(client, false);
@@ -231,6 +253,11 @@ function markKey(key: string, token: string): string {
 
 function ignore(): void {}
 
+/** A statement sent on `client`; a query that throws at once fails like one that rejects. */
+function sent(client: PooledSqlClient, text: string, values?: unknown[]): Promise<SqlResult> {
+  return new Promise<SqlResult>((resolve) => resolve(values === undefined ? client.query(text) : client.query(text, values)));
+}
+
 function giveBack(client: PooledSqlClient, destroy: boolean): void {
   client.off?.('error', ignore);
   try {
@@ -244,10 +271,17 @@ function giveBack(client: PooledSqlClient, destroy: boolean): void {
  * A statement that timed out may still be running on its connection. Discarding the connection
  * would make a server that was only slow (or briefly stopped) face a new connection for every
  * caller at once, each slower than the last, a storm that outlasts the slowness itself: the
- * connection is kept out of the pool until the statement settles and then given back (discarded
- * if it failed as a lost connection, or if it is still running after `boundMs`).
+ * connection is kept out of the pool until the statement settles, then cleaned up (`cleanUp`: a
+ * transaction's ROLLBACK) and given back. It is discarded instead if the statement failed in a way
+ * `discards` picks (a lost connection, by default), if the clean-up failed, or if all that has not
+ * ended within `boundMs`.
  */
-function giveBackWhenSettled(client: PooledSqlClient, query: Promise<unknown>, boundMs: number): void {
+function giveBackWhenSettled(
+  client: PooledSqlClient,
+  query: Promise<unknown>,
+  boundMs: number,
+  { cleanUp, discards = isConnectionFailure }: { cleanUp?: () => Promise<unknown>; discards?: (err: unknown) => boolean } = {},
+): void {
   let settled = false;
   const settle = (destroy: boolean) => {
     if (settled) return;
@@ -258,9 +292,15 @@ function giveBackWhenSettled(client: PooledSqlClient, query: Promise<unknown>, b
   const timer = setTimeout(() => settle(true), boundMs);
   timer.unref();
   query.then(
-    () => settle(false),
-    (err: unknown) => settle(isConnectionFailure(err)),
-  );
+    () => false,
+    (err: unknown) => discards(err),
+  ).then((lost) => {
+    if (lost || cleanUp === undefined || settled) return settle(lost);
+    cleanUp().then(
+      () => settle(false),
+      () => settle(true),
+    );
+  });
 }
 
 /** The store's own statements: a missing table is a setup step left out, said plainly. */

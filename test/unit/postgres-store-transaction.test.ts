@@ -219,12 +219,79 @@ describe('postgres store transaction', () => {
       return outcome.mock.calls[0]![0] as unknown;
     }
 
-    it.each(['BEGIN', 'mark', 'COMMIT'])('fails as store_unavailable when %s is unanswered for commandTimeoutMs, discarding the connection unrolled-back', async (step) => {
-      const { store, texts, clients } = open({ answer: (q) => ((step === 'mark' ? isMark(q) : q.text === step) ? never() : result()) }, { commandTimeoutMs: 300 });
-      const err = await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
-      expect(err).toMatchObject({ code: 'store_unavailable', status: 503 });
-      expect(texts()).not.toContain('ROLLBACK');
-      expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+    describe.each(['BEGIN', 'mark', 'COMMIT'])('when %s is unanswered for commandTimeoutMs', (step) => {
+      // A server that was only slow or stopped for a moment keeps its warm connections (as for the
+      // store's own statements): the connection waits aside for the statement, then is rolled back.
+      const isStep = (q: SentQuery) => (step === 'mark' ? isMark(q) : q.text === step);
+      const stepAnswers = (answer: () => Promise<never> | Promise<unknown>) => open({ answer: (q) => (isStep(q) ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) }, { commandTimeoutMs: 300 });
+      const failAfter = (ms: number, code: string) => after(ms).then(() => Promise.reject(Object.assign(new Error(code), { code })));
+
+      it('fails as store_unavailable then, without waiting for it, keeping the connection aside un-rolled-back', async () => {
+        const { store, texts, clients } = stepAnswers(never);
+        const err = await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        expect(err).toMatchObject({ code: 'store_unavailable', status: 503 });
+        expect(texts()).not.toContain('ROLLBACK');
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+      });
+
+      it('rolls the connection back once the statement answers, and gives it back to be reused', async () => {
+        const { store, texts, clients } = stepAnswers(() => after(400, result()));
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(99);
+        expect(texts()).not.toContain('ROLLBACK');
+        await jest.advanceTimersByTimeAsync(1);
+        expect(texts().at(-1)).toBe('ROLLBACK');
+        expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+      });
+
+      it('rolls back and gives the connection back when the statement then fails on its own', async () => {
+        const { store, texts, clients } = stepAnswers(() => failAfter(400, '40P01'));
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(texts().at(-1)).toBe('ROLLBACK');
+        expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+      });
+
+      it('discards the connection, sending no rollback, when the statement then fails as a lost connection', async () => {
+        const { store, texts, clients } = stepAnswers(() => failAfter(400, 'ECONNRESET'));
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(texts()).not.toContain('ROLLBACK');
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      });
+
+      it('discards the connection, once, when the statement still runs ten times commandTimeoutMs after it timed out', async () => {
+        const { store, texts, clients } = stepAnswers(never);
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(2_999);
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+        await jest.advanceTimersByTimeAsync(1);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+        await jest.advanceTimersByTimeAsync(3_000);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+        expect(texts()).not.toContain('ROLLBACK');
+      });
+
+      it('discards the connection when the rollback that follows fails', async () => {
+        const { store, clients } = open(
+          { answer: (q) => (isStep(q) ? after(400, result()) : q.text === 'ROLLBACK' ? Promise.reject(new Error('rollback refused')) : result()) },
+          { commandTimeoutMs: 300 },
+        );
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      });
+
+      it('discards the connection when the rollback that follows is still unanswered at the same bound', async () => {
+        const { store, texts, clients } = open({ answer: (q) => (isStep(q) ? after(400, result()) : q.text === 'ROLLBACK' ? never() : result()) }, { commandTimeoutMs: 300 });
+        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(texts().at(-1)).toBe('ROLLBACK');
+        await jest.advanceTimersByTimeAsync(2_899);
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+        await jest.advanceTimersByTimeAsync(1);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      });
     });
 
     it('gives each statement the whole commandTimeoutMs, and the work as long as it takes', async () => {
@@ -234,12 +301,42 @@ describe('postgres store transaction', () => {
       await expect(run).resolves.toBe('slow work');
     });
 
-    it('discards the connection when the rollback is unanswered for commandTimeoutMs', async () => {
+    describe('when the rollback after a failed work is unanswered for commandTimeoutMs', () => {
       const thrown = new Error('the handler failed');
-      const { store, clients } = open({ answer: (q) => (q.text === 'ROLLBACK' ? never() : result()) }, { commandTimeoutMs: 300 });
-      const err = await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
-      expect(err).toBe(thrown);
-      expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      const rollbackAnswers = (answer: () => Promise<never> | Promise<unknown>) =>
+        open({ answer: (q) => (q.text === 'ROLLBACK' ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) }, { commandTimeoutMs: 300 });
+
+      it('throws what the work threw then, keeping the connection aside', async () => {
+        const { store, clients } = rollbackAnswers(never);
+        const err = await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        expect(err).toBe(thrown);
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+      });
+
+      it('gives the connection back to be reused once the rollback answers', async () => {
+        const { store, clients } = rollbackAnswers(() => after(400, result()));
+        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await jest.advanceTimersByTimeAsync(99);
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+        await jest.advanceTimersByTimeAsync(1);
+        expect(clients[0]!.release.mock.calls).toEqual([[false]]);
+      });
+
+      it('discards the connection when the rollback then fails, even on its own', async () => {
+        const { store, clients } = rollbackAnswers(() => after(400).then(() => Promise.reject(Object.assign(new Error('refused'), { code: '40P01' }))));
+        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      });
+
+      it('discards the connection, once, when the rollback still runs ten times commandTimeoutMs after it timed out', async () => {
+        const { store, clients } = rollbackAnswers(never);
+        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await jest.advanceTimersByTimeAsync(2_999);
+        expect(clients[0]!.release).not.toHaveBeenCalled();
+        await jest.advanceTimersByTimeAsync(1);
+        expect(clients[0]!.release.mock.calls).toEqual([[true]]);
+      });
     });
 
     it('waits for a connection up to commandTimeoutMs', async () => {
