@@ -33,16 +33,23 @@ export interface SentMark {
 
 const clock = () => performance.timeOrigin + performance.now();
 
+/** Records this process's GC pauses, [start on the machine's clock, duration] in ms, until `stop()`. */
+export function recordGcPauses(): { readonly pauses: Array<readonly [number, number]>; stop(): void } {
+  const pauses: Array<readonly [number, number]> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push([performance.timeOrigin + entry.startTime, entry.duration]);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return { pauses, stop: () => observer.disconnect() };
+}
+
 /**
  * In the receiver child: marks the store's claims and BullMQ's adds (by patching the Queue class
  * the inbox loads) and records GC pauses. Returns the record, filled in as deliveries arrive.
  */
 export function traceReceiver(store: DeliveryStore): ReceiverPhases {
-  const phases: ReceiverPhases = { marks: {}, gcs: [] };
+  const phases: ReceiverPhases = { marks: {}, gcs: recordGcPauses().pauses };
   const marksOf = (id: string) => (phases.marks[id] ??= {});
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) phases.gcs.push([performance.timeOrigin + entry.startTime, entry.duration]);
-  }).observe({ entryTypes: ['gc'] });
   const claim = store.claim.bind(store);
   store.claim = async (id, leaseMs) => {
     const marks = marksOf(id);

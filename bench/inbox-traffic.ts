@@ -6,10 +6,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { PerformanceObserver } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { ROOT } from './paths';
-import { sentMark, type SentMark } from './inbox-phases';
+import { recordGcPauses, sentMark, type SentMark } from './inbox-phases';
 import { SVC_SECRET } from './signing';
 
 export interface SignedEvent {
@@ -74,14 +73,9 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
   try {
     await Promise.all(Array.from({ length: warmUp }, () => post(port, signedEvent(`${WARM_UP_BOARD}${randomUUID()}`, 1), agent)));
     const answers: Array<Promise<{ status: number; ms: number; started: number }>> = [];
-    const ids: string[] = [];
     const count = Math.max(1, Math.round(rate * seconds));
     const events = Array.from({ length: count }, () => signedEvent(randomUUID(), 1));
-    const gc = { pauses: 0, ms: 0 };
-    const observer = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) (gc.pauses += 1), (gc.ms += entry.duration);
-    });
-    observer.observe({ entryTypes: ['gc'] });
+    const gc = recordGcPauses();
     onStart();
     const cpu = process.cpuUsage();
     const started = performance.now();
@@ -89,22 +83,20 @@ export async function openLoop(port: number, rate: number, seconds: number, warm
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const event = events[i]!;
-      ids.push(event.headers['x-svc-delivery']!);
-      answers.push(post(port, event, agent));
+      answers.push(post(port, events[i]!, agent));
     }
     const done = await Promise.all(answers);
     const used = process.cpuUsage(cpu);
-    observer.disconnect();
+    gc.stop();
     const ms = done.map((a) => a.ms);
     return {
       p50: percentile(ms, 50),
       p99: percentile(ms, 99),
       count: done.length,
       non2xx: done.filter((a) => a.status < 200 || a.status >= 300).length,
-      senderGc: gc,
+      senderGc: { pauses: gc.pauses.length, ms: gc.pauses.reduce((sum, [, ms]) => sum + ms, 0) },
       cpuSeconds: (used.user + used.system) / 1e6,
-      ...(marked ? { sent: done.map((a, i) => sentMark(ids[i]!, a.started, a.ms)) } : {}),
+      ...(marked ? { sent: done.map((a, i) => sentMark(events[i]!.headers['x-svc-delivery']!, a.started, a.ms)) } : {}),
     };
   } finally {
     agent.destroy();

@@ -146,9 +146,8 @@ async function main(): Promise<void> {
     await Promise.all([redis.close(), postgres.close()]);
   }
   say('inbox...');
-  // A redis-server of its own, and nothing left running from the load rounds: its time to 2xx is a
-  // tail figure, and the servers those rounds filled (postgres's background writers, a Redis
-  // holding their ids) share the receiver's core.
+  // A redis-server of its own, the load rounds' servers stopped first: its time to 2xx is a tail
+  // figure, not to share the machine with what those rounds left running.
   const inboxRedis = await RedisServer.start({ appendOnly: false });
   try {
     inbox = await measureInbox(inboxRedis.url, config.smoke ? INBOX_SMOKE : INBOX_FULL, say);
