@@ -8,9 +8,13 @@ export { checkContentHeaders } from './check-content-headers';
 
 type MaybeParsed = IncomingMessage & { body?: unknown; _body?: boolean };
 
-const MOUNT_HINT =
-  'by another body parser (such as express.json()): ' +
-  'mount the svc-webhooks middleware before it, or give this route express.raw({ type: "application/json" })';
+/** How to fix it; express.raw() gets the webhook's own limit (its default, 100kb, refuses bodies svc may send). */
+function mountHint(limit: number): string {
+  return (
+    'by another body parser (such as express.json()): ' +
+    `mount the svc-webhooks middleware before it, or give this route express.raw({ type: "application/json", limit: ${limit} })`
+  );
+}
 
 /**
  * The exact bytes of a Node request's body, bounded by `limit`: signatures are over these bytes,
@@ -25,7 +29,7 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
     return parsed.length > limit ? Promise.reject(tooLarge(limit)) : Promise.resolve(parsed);
   }
   if ((req as MaybeParsed)._body === true || (parsed !== undefined && !isEmptyPlaceholder(parsed)) || req.readableEnded || req.readable === false) {
-    return Promise.reject(alreadyConsumed(MOUNT_HINT));
+    return Promise.reject(alreadyConsumed(mountHint(limit)));
   }
   const declared = declaredLength(req.headers['content-length']);
   // A declared length over the limit is refused before a byte is read, and the stream left paused;

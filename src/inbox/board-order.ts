@@ -5,37 +5,56 @@ import type { SequenceGap } from '../ordering/board-sequence-tracker';
  * stays an ordinary job; before its handlers run, one atomic script decides whether it is the
  * board's turn. Per board, Redis keeps the last sequence handed over (`last`), the ordered events
  * seen but not yet handled (`pending`, sequence -> job id), the job being handled (`lock`) and the
- * sequences of unordered kinds already handled out of band (`passed`). An event runs when no other
+ * sequences of unordered kinds already taken up out of band (`passed`). An event runs when no other
  * event of its board runs and it is the next sequence (or the lowest one present once `gapWaitMs`
- * has passed since it arrived, reported as a gap); otherwise its job goes back to BullMQ's delayed
- * set and is promoted when its predecessor ends. Everything lives in Redis, so a worker crash loses
- * neither the order nor an event: the crashed job comes back through BullMQ's stalled-job recovery
- * and finds its own lock.
+ * has passed since its first turn, reported as a gap); otherwise its job goes back to BullMQ's
+ * delayed set, marked as waiting for its turn, and is promoted when its predecessor ends.
+ * Everything lives in Redis, so a worker crash loses neither the order nor an event: the crashed
+ * job comes back through BullMQ's stalled-job recovery and finds its own lock.
  */
 
-// A lock or pending entry whose job is gone, dead (a worker crashed and the job then failed for
-// stalling) or finished without recording its end (Redis failed just then) must not block its
-// board: the scripts check BullMQ's job hash and its failed and completed sets.
-const STALE = `
-local function gone(id)
-  return redis.call('EXISTS', ARGV[7] .. id) == 0 or redis.call('ZSCORE', ARGV[7] .. 'failed', id) ~= false
-    or redis.call('ZSCORE', ARGV[7] .. 'completed', id) ~= false
+// The board's lowest pending event, when it waits for its turn (a job that failed and waits for its
+// retry is not woken early: that would spend its retries). ARGV[4] of FINISH and ARGV[3] of PASS: the job key prefix.
+const NEXT = `
+local function waiting(prefix)
+  local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if next and redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1 then return next end
+  return false
 end
 `;
 
-// KEYS: last, pending, lock, passed. ARGV: jobId, sequence, now, receivedAt, gapWaitMs, ttlMs, jobKeyPrefix, probe.
-// Answers {1, gapFrom} (run; gapFrom -1 when no gap), {0, waitMs} (0: until promoted) or {2, 0}
+// KEYS: last, pending, lock, passed. ARGV: jobId, sequence, now, gapWaitMs, ttlMs, jobKeyPrefix, probe, lastTtlMs.
+// Answers {1, gapFrom} (run; gapFrom -1 when no gap), {0, waitMs} (0: until woken) or {2, 0}
 // (handled already: do not run it again).
-const START = `${STALE}
-local id, seq, now, arrived, gapWait, ttl, probe = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[8] == '1'
+const START = `
+local id, seq, now, gapWait, ttl, jobs, probe = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7] == '1'
+local job = jobs .. id
+-- A lock or pending entry whose job is gone, dead (a worker crashed and the job then failed for
+-- stalling) or finished without recording its end (Redis failed just then) must not block its board.
+local function gone(other)
+  return redis.call('EXISTS', jobs .. other) == 0 or redis.call('ZSCORE', jobs .. 'failed', other) ~= false
+    or redis.call('ZSCORE', jobs .. 'completed', other) ~= false
+end
+-- Not its turn: marked as waiting for it, so that the event before it wakes it when it ends.
+local function wait(ms)
+  if not probe then redis.call('HSET', job, 'svcTurnWait', 1) end
+  return {0, ms}
+end
 -- Handed over already: its worker recorded the board's progress and died before BullMQ marked the job processed.
-if redis.call('HEXISTS', ARGV[7] .. id, 'svcHandled') == 1 then
+if redis.call('HEXISTS', job, 'svcHandled') == 1 then
   if not probe then redis.call('ZREM', KEYS[2], id) end
   return {2, 0}
 end
 if not probe then redis.call('ZADD', KEYS[2], seq, id) end
+-- The wait for a missing predecessor counts from the event's first turn, not from its arrival:
+-- time spent in a backlog of the queue, before its predecessor could be seen, is not waiting.
+local first = redis.call('HGET', job, 'svcFirstTurn')
+if first then first = tonumber(first) else
+  first = now
+  if not probe then redis.call('HSET', job, 'svcFirstTurn', now) end
+end
 local holder = redis.call('GET', KEYS[3])
-if holder and holder ~= id and not gone(holder) then return {0, 0} end
+if holder and holder ~= id and not gone(holder) then return wait(0) end
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 while true do
   while redis.call('ZSCORE', KEYS[4], tostring(last + 1)) do last = last + 1 end
@@ -48,47 +67,56 @@ if probe then
   if seq <= last + 1 then return {1, -1} end
 else
   redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', last)
-  redis.call('SET', KEYS[1], last, 'PX', ttl)
+  redis.call('SET', KEYS[1], last, 'PX', ARGV[8])
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
 local gapFrom = -1
 if seq > last + 1 then
   local lowest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-  if lowest ~= id then return {0, 0} end
-  if now - arrived < gapWait then return {0, gapWait - (now - arrived)} end
+  if lowest ~= id then return wait(0) end
+  if now - first < gapWait then return wait(gapWait - (now - first)) end
   gapFrom = last + 1
 end
-if not probe then redis.call('SET', KEYS[3], id, 'PX', ttl) end
+if not probe then
+  redis.call('SET', KEYS[3], id, 'PX', ttl)
+  redis.call('HDEL', job, 'svcTurnWait')
+end
 return {1, gapFrom}
 `;
 
-// KEYS: last, pending, lock. ARGV: jobId, sequence, ttlMs, jobKeyPrefix, handled ('1', or '0' for a
+// KEYS: last, pending, lock. ARGV: jobId, sequence, lastTtlMs, jobKeyPrefix, handled ('1', or '0' for a
 // dead letter). The event was handled (or given up on): the board moves past it, and a handled event
 // is marked on its job so that a re-run after a crash right now does not hand it over again.
-// Answers the job id to wake: the board's lowest pending event.
-const FINISH = `
+// Answers the job id to wake: the board's lowest pending event, if it waits for its turn.
+const FINISH = `${NEXT}
 if ARGV[5] == '1' and redis.call('EXISTS', ARGV[4] .. ARGV[1]) == 1 then redis.call('HSET', ARGV[4] .. ARGV[1], 'svcHandled', 1) end
 if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
 redis.call('ZREM', KEYS[2], ARGV[1])
 local seq = tonumber(ARGV[2])
 if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], seq, 'PX', ARGV[3]) end
-return redis.call('ZRANGE', KEYS[2], 0, 0)[1] or false
+return waiting(ARGV[4])
 `;
 
 // KEYS: lock. ARGV: jobId. A failed attempt that will be retried keeps its place but lets go of the board.
 const RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-// KEYS: last, pending, passed. ARGV: sequence, ttlMs. An unordered kind's event was handled: ordered
-// events after it need not wait for its sequence. Answers the job id to wake.
-const PASS = `
+// KEYS: last, pending, passed. ARGV: sequence, ttlMs, jobKeyPrefix. An event of an unordered kind was
+// taken up: ordered events after it need not wait for its sequence. Answers the job id to wake.
+const PASS = `${NEXT}
 local seq = tonumber(ARGV[1])
 if seq > tonumber(redis.call('GET', KEYS[1]) or '0') then
   redis.call('ZADD', KEYS[3], seq, ARGV[1])
   redis.call('PEXPIRE', KEYS[3], ARGV[2])
 end
-return redis.call('ZRANGE', KEYS[2], 0, 0)[1] or false
+return waiting(ARGV[3])
 `;
+
+/**
+ * How long a board's last handed-over sequence is kept after its last event: a board quiet for
+ * longer is taken for a new one (its next event waits for the numbers from 1, and reports them as a gap).
+ */
+export const BOARD_PLACE_KEPT_MS = 365 * 24 * 60 * 60 * 1000;
 
 /** The part of an ioredis client the ordering uses. */
 export interface ScriptRunner {
@@ -113,10 +141,15 @@ export class BoardOrder {
     private readonly ttlMs: number,
   ) {}
 
+  /** The last handed-over sequence outlives the rest of a board's state: see BOARD_PLACE_KEPT_MS. */
+  private get lastTtlMs(): number {
+    return Math.max(this.ttlMs, BOARD_PLACE_KEPT_MS);
+  }
+
   /** Takes the board for this event when it is its turn (`probe`: only tells, takes nothing). */
-  async start(board: string, jobId: string, sequence: number, receivedAt: number, now: number, probe = false): Promise<Turn> {
+  async start(board: string, jobId: string, sequence: number, now: number, probe = false): Promise<Turn> {
     const k = this.keys(board);
-    const [run, value] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, receivedAt, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0')) as [number, number];
+    const [run, value] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0', this.lastTtlMs)) as [number, number];
     if (run === 2) return { run: false, handled: true };
     if (run !== 1) return { run: false, waitMs: value };
     return value === -1 ? { run: true } : { run: true, gap: { from: value, to: sequence - 1 } };
@@ -125,7 +158,7 @@ export class BoardOrder {
   /** The event was handled (`handled`), or given up on (a dead letter): the board moves on. Answers the job to wake. */
   async finish(board: string, jobId: string, sequence: number, handled: boolean): Promise<string | null> {
     const k = this.keys(board);
-    return (await this.redis.eval(FINISH, 3, k.last, k.pending, k.lock, jobId, sequence, this.ttlMs, this.keyPrefix, handled ? '1' : '0')) as string | null;
+    return (await this.redis.eval(FINISH, 3, k.last, k.pending, k.lock, jobId, sequence, this.lastTtlMs, this.keyPrefix, handled ? '1' : '0')) as string | null;
   }
 
   /** A failed attempt that will be retried lets other work see the board free (its successors still wait for it). */
@@ -133,10 +166,10 @@ export class BoardOrder {
     await this.redis.eval(RELEASE, 1, this.keys(board).lock, jobId);
   }
 
-  /** An event of an unordered kind was handled: ordered events after it do not wait for it. */
+  /** An event of an unordered kind was taken up: ordered events after it do not wait for it. */
   async pass(board: string, sequence: number): Promise<string | null> {
     const k = this.keys(board);
-    return (await this.redis.eval(PASS, 3, k.last, k.pending, k.passed, sequence, this.ttlMs)) as string | null;
+    return (await this.redis.eval(PASS, 3, k.last, k.pending, k.passed, sequence, this.ttlMs, this.keyPrefix)) as string | null;
   }
 
   private keys(board: string) {

@@ -26,7 +26,10 @@ export class DeadLetters {
   private readonly queues: ReadonlyMap<'board' | 'bot', Queue<InboxJob>>;
 
   /** `connection`: a connected ioredis client, closed by its owner. */
-  constructor(connection: Redis, prefix: string) {
+  constructor(
+    private readonly connection: Redis,
+    prefix: string,
+  ) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
     this.queues = new Map(INBOX_QUEUES.map((name) => [name, new BullQueue<InboxJob>(name, { connection, prefix, skipMetasUpdate: true })]));
@@ -48,6 +51,9 @@ export class DeadLetters {
   async retry(deliveryId: string): Promise<boolean> {
     const job = await this.find(deliveryId);
     if (job === undefined) return false;
+    // BullMQ keeps counting a job's stalls across a retry: a dead letter whose workers kept
+    // disappearing would fail again at its first stall. Its job hash is ours while it is failed.
+    await this.connection.hdel(this.queues.get(job.data.webhook)!.toKey(job.id!), 'stc');
     await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     return true;
   }

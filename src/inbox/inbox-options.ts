@@ -17,7 +17,7 @@ export interface InboxOptions {
    * one at a time per board; a list of event types orders those types only. Default `false`.
    */
   ordered?: boolean | readonly string[];
-  /** How long an ordered event waits for a missing predecessor before it is handled with `ctx.gap`, in ms. Default 2 minutes. */
+  /** How long an ordered event waits for a missing predecessor before it is handled with `ctx.gap`, in ms, from when a worker first takes it up. Default 2 minutes. */
   gapWaitMs?: number;
   /**
    * How long a processed delivery's job is kept, in ms: a repeat enqueued in that time (after a

@@ -62,9 +62,17 @@ export class InboxProducer<S, D extends Delivery> {
     if (this.queue !== undefined) return this.queue;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
-    this.connection = inboxConnection(this.inbox.url, 'producer');
-    this.queue = new BullQueue<InboxJob>(this.webhook, { connection: this.connection, prefix: this.inbox.prefix });
-    this.queue.on('error', () => undefined);
-    return this.queue;
+    const connection = inboxConnection(this.inbox.url, 'producer');
+    const queue = new BullQueue<InboxJob>(this.webhook, { connection, prefix: this.inbox.prefix });
+    queue.on('error', () => undefined);
+    // BullMQ prepares its connection once: it waits for Redis, then asks for its version. When that
+    // fails (Redis dropped the connection just then), the queue refuses every add for ever; it is
+    // let go, so that the next delivery opens a new one instead of being refused until a restart.
+    queue.waitUntilReady().catch(() => {
+      if (this.queue === queue) void this.close();
+    });
+    this.queue = queue;
+    this.connection = connection;
+    return queue;
   }
 }

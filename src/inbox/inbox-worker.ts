@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
+import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import { isThenable } from '../internal/thenable';
 import { parseJson } from '../parse/parse-json';
@@ -70,8 +71,9 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   const connection: Redis = inboxConnection(inbox.url, 'worker');
   const queue = new bull.Queue<InboxJob>(protocol.webhook, { connection, prefix: inbox.prefix });
   queue.on('error', () => undefined);
-  // A board's place is remembered as long as svc may still retry one of its events (a day), and
-  // at least as long as an event of it may be retried here.
+  // A board's pending events and passed numbers are remembered as long as svc may still retry one
+  // of its events (a day), and at least as long as an event of it may be retried here (its last
+  // handed-over sequence, much longer: BOARD_PLACE_KEPT_MS).
   const boardTtlMs = Math.max(DEFAULT_RETENTION_MS, inbox.retryForMs + inbox.gapWaitMs);
   const order = new BoardOrder(connection, `${inbox.prefix}:${protocol.webhook}:`, inbox.gapWaitMs, boardTtlMs);
   const running = new Set<DeliveryScope>();
@@ -100,8 +102,9 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const attempt = job.attemptsMade + 1;
     const placed = data.board !== undefined && data.sequence !== undefined;
     let turn: Turn = { run: true };
+    if (placed && data.ordered !== true) await passBoard(data, jobId);
     if (placed && data.ordered === true) {
-      turn = await order.start(data.board!, jobId, data.sequence!, data.receivedAt, Date.now());
+      turn = await order.start(data.board!, jobId, data.sequence!, Date.now());
       if (!turn.run && 'handled' in turn) {
         quietly(() => logger.info({ deliveryId: data.deliveryId, kind: data.kind, attempt }, 'delivery handled already (its worker stopped before the job was marked processed); not run again'));
         await wake(await order.finish(data.board!, jobId, data.sequence!, true), jobId);
@@ -110,34 +113,32 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       if (!turn.run) {
         await job.moveToDelayed(Date.now() + (turn.waitMs > 0 ? turn.waitMs : RECHECK_MS), token);
         // The predecessor may have ended between the check and the move: then nobody would promote us.
-        const now = await order.start(data.board!, jobId, data.sequence!, data.receivedAt, Date.now(), true);
+        const now = await order.start(data.board!, jobId, data.sequence!, Date.now(), true);
         if (now.run) await job.promote().catch(() => undefined);
         throw new bull.DelayedError();
       }
     }
     const started = performance.now();
     const trace = telemetry.process({ deliveryId: data.deliveryId, kind: data.kind, attempt, receivedIn: data.trace });
-    const ended = await runJob(data, attempt, turn.run ? turn.gap : undefined, trace);
+    const hidden = lookup !== undefined && data.verifiedBy !== undefined ? await secretsOf(lookup, data.verifiedBy) : NO_SECRETS;
+    const ended = await runJob(data, attempt, turn.run ? turn.gap : undefined, trace, hidden);
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const final = attempt >= (job.opts.attempts ?? 1);
     const outcome: QueueOutcome = ended.state === 'succeeded' ? 'processed' : final ? 'dead' : 'retried';
     trace?.end(outcome, ended.state === 'failed' ? 'handler_failed' : undefined);
     // Past this point the handlers have run: nothing here may fail the job, or they would run again.
-    if (placed) {
+    if (placed && data.ordered === true) {
       try {
         // The board moves on past a handled event and past a dead letter; a retried one keeps its place.
-        if (outcome === 'retried') {
-          if (data.ordered === true) await order.release(data.board!, jobId);
-        } else {
-          await wake(data.ordered === true ? await order.finish(data.board!, jobId, data.sequence!, outcome === 'processed') : await order.pass(data.board!, data.sequence!), jobId);
-        }
+        if (outcome === 'retried') await order.release(data.board!, jobId);
+        else await wake(await order.finish(data.board!, jobId, data.sequence!, outcome === 'processed'), jobId);
       } catch (err) {
         // The board's next event finds this job finished (or dead) and takes over its place itself.
         quietly(() => logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will'));
       }
     }
     quietly(() => {
-      const log = logger.child({ deliveryId: data.deliveryId, kind: data.kind, attempt });
+      const log = childDropping(logger, { deliveryId: data.deliveryId, kind: data.kind, attempt }, hidden);
       const fields = { queue: outcome, durationMs };
       if (ended.state === 'succeeded') log.info(fields, 'delivery processed');
       else if (outcome === 'retried') log.warn({ ...fields, err: safeError(ended.error), retryInMs: retryDelay(attempt, inbox.retryDelayMs, inbox.maxRetryDelayMs) }, 'delivery attempt failed; it will be retried');
@@ -167,14 +168,28 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     }
   };
 
+  /**
+   * An event of a kind that is not ordered is handled at once; its sequence is marked as passed when
+   * it is taken up, so that the ordered events after it wait neither for its handlers nor for its retries.
+   */
+  async function passBoard(data: InboxJob, jobId: string): Promise<void> {
+    try {
+      await wake(await order.pass(data.board!, data.sequence!), jobId);
+    } catch (err) {
+      // Its ordered successors then wait for its sequence at most gapWaitMs, and report it as a gap.
+      quietly(() => logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will wait for this one'));
+    }
+  }
+
   /** Rebuilds the delivery from the job and runs its handlers; a job that no longer parses fails like a handler. */
-  async function runJob(data: InboxJob, attempt: number, gap: SequenceGap | undefined, trace: ProcessTrace | undefined): Promise<SettledResult> {
+  async function runJob(data: InboxJob, attempt: number, gap: SequenceGap | undefined, trace: ProcessTrace | undefined, hidden: readonly string[]): Promise<SettledResult> {
     let ctx: DeliveryScope | undefined;
     try {
       const payload = parseJson(Buffer.from(data.body, 'utf8'));
       const delivery = protocol.delivery(payload, headersOnly(data.headers), jobs.signatureOf(data), data.receivedAt);
       ctx = protocol.context(delivery, [delivery.id, delivery.kind, undefined, undefined, data.receivedAt, logger, attempt, gap]);
-      if (lookup !== undefined && data.verifiedBy !== undefined) await dropSecretsFromLog(lookup, data.verifiedBy, ctx);
+      // Looked up just now, where the protocol's context found only what this process had cached.
+      DeliveryScope.dropFromLog(ctx, hidden);
       running.add(ctx);
       const scope = ctx;
       const calls = protocol.calls(delivery, ctx);
@@ -237,17 +252,18 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
 }
 
 /**
- * A worker may not have looked the board (bot) up yet: it asks the resolver first, so that the
- * handlers' logger knows which secrets to drop. A resolver that fails leaves the other redaction.
+ * The secrets of the board (bot) that verified a delivery, dropped from the lines logged about it.
+ * A worker may not have looked it up yet: it asks the resolver first. A resolver that fails leaves
+ * the other redaction.
  */
-async function dropSecretsFromLog(lookup: SecretLookup, id: string, ctx: DeliveryScope): Promise<void> {
+async function secretsOf(lookup: SecretLookup, id: string): Promise<readonly string[]> {
   try {
     const keys = lookup.keysFor(id);
     if (isThenable(keys)) await keys;
   } catch {
     // Unknown or unavailable now: its secrets cannot be in the handlers' hands either.
   }
-  DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(id));
+  return lookup.secretsOf(id);
 }
 
 /** Logging must not decide a delivery's fate: a logger that throws has nowhere left to report to. */

@@ -1,4 +1,4 @@
-import { stdSerializers } from 'pino';
+import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 import { redactSecrets } from '../client/redact-secrets';
 
 /**
@@ -38,6 +38,17 @@ export function redactingLogOptions(secrets: readonly string[]): RedactingOption
     // The standard serializer's result has a prototype of its own; its fields are copied to be scrubbed.
     serializers: { err: (value) => scrub(value instanceof Error ? { ...stdSerializers.err(value) } : value, 0) },
   };
+}
+
+/** No secrets of a board or bot to drop: a fixed secret is dropped by the webhook's own logger. */
+export const NO_SECRETS: readonly string[] = Object.freeze([]);
+
+/**
+ * A child of `logger` that also drops `secrets` (with a secret resolver: those of the board or bot
+ * that verified the delivery, which the webhook's own logger cannot know).
+ */
+export function childDropping(logger: Logger, bindings: Bindings, secrets: readonly string[]): Logger {
+  return secrets.length === 0 ? logger.child(bindings) : logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
 }
 
 function scrubber(secrets: readonly string[]): (value: unknown, depth: number) => unknown {

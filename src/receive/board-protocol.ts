@@ -13,6 +13,7 @@ import { noteClaimedBoard } from './refusal-log';
 import type { SecretLookup } from '../verify/secret-resolver';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
+import { NO_SECRETS } from '../internal/log-redaction';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 import type { RequestFacts } from './request-access';
 
@@ -77,9 +78,11 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
     },
     context(delivery, init) {
       const ctx = new BoardDeliveryContext(delivery, init);
-      const id = delivery.verifiedBoard;
-      if (lookup !== undefined && id !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(id));
+      DeliveryScope.dropFromLog(ctx, this.secretsOf(delivery));
       return ctx;
+    },
+    secretsOf(delivery) {
+      return lookup === undefined || delivery.verifiedBoard === undefined ? NO_SECRETS : lookup.secretsOf(delivery.verifiedBoard);
     },
     calls(delivery, ctx) {
       const call = (h: BoardHandler<never>): HandlerCall => () => (h as BoardHandler)(delivery.event, ctx as BoardDeliveryContext);

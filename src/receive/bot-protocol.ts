@@ -11,6 +11,7 @@ import { isThenable } from '../internal/thenable';
 import type { SecretSource } from '../options';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
 import { canonicalDeliveryId } from './delivery-id';
+import { NO_SECRETS } from '../internal/log-redaction';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 import type { RequestFacts } from './request-access';
 
@@ -68,9 +69,11 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
     },
     context(delivery, init) {
       const ctx = new BotDeliveryContext(delivery, init);
-      const botId = delivery.verifiedBot;
-      if (lookup !== undefined && botId !== undefined) DeliveryScope.dropFromLog(ctx, () => lookup.secretsOf(botId));
+      DeliveryScope.dropFromLog(ctx, this.secretsOf(delivery));
       return ctx;
+    },
+    secretsOf(delivery) {
+      return lookup === undefined || delivery.verifiedBot === undefined ? NO_SECRETS : lookup.secretsOf(delivery.verifiedBot);
     },
     calls(delivery, ctx) {
       const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);

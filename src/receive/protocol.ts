@@ -34,6 +34,8 @@ export interface Protocol<S, D extends Delivery> {
   context(delivery: D, init: ConstructorParameters<typeof DeliveryScope>): DeliveryScope;
   /** The handler calls for this delivery, in registration order. */
   calls(delivery: D, ctx: DeliveryScope): HandlerCall[];
+  /** With a secret resolver: the secrets of the board (bot) that verified this delivery, dropped from every line logged about it. */
+  secretsOf(delivery: D): readonly string[];
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -9,6 +9,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
 import { isThenable } from '../internal/thenable';
 import { safeError } from '../internal/safe-error';
+import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/validate-payload';
 import { RequestScope } from '../route/request-scope';
@@ -29,9 +30,9 @@ export interface Outcome {
   readonly closeConnection?: boolean;
 }
 
-type Result =
-  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received };
+type Result<D extends Delivery = Delivery> =
+  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: D }
+  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: D; readonly received?: Received };
 
 /** What was read of a refused request: for the delivery record, which explains the refusal. */
 interface Received {
@@ -127,7 +128,7 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
+  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result<D>> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     let body: Buffer | undefined;
@@ -279,7 +280,7 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
+  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result<D>, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs, queue: this.handoff === undefined ? undefined : queueOutcome(result.state) };
@@ -294,7 +295,10 @@ export class Receiver<S, D extends Delivery> {
       return result.state === 'duplicate' ? DUPLICATE : OK;
     }
     const { error } = result;
-    if (error.status >= 500) log.error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+    if (error.status >= 500) {
+      // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
+      childDropping(log, {}, delivery === undefined ? NO_SECRETS : this.protocol.secretsOf(delivery)).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+    }
     // An expected refusal is one line without a stack trace, rate-limited per code.
     else if (isExpectedRefusal(error)) this.refusals.refused(error, request, fields);
     else log.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');

@@ -1,7 +1,7 @@
-import type { ChildLoggerOptions, Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { SqlClient } from '../dedup/sql-client';
-import { redactingLogOptions } from '../internal/log-redaction';
+import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { RequestAccess } from '../receive/request-access';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import type { Awaitable, DeliveryContext } from './handler-types';
@@ -27,7 +27,7 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
   #aborted = false;
   #claim: DeliveryClaim | undefined;
   #transacted = false;
-  #secrets: (() => readonly string[]) | undefined;
+  #secrets: readonly string[] = NO_SECRETS;
 
   constructor(
     readonly deliveryId: string,
@@ -48,9 +48,7 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
 
   get log(): Logger {
     if (this.#log !== undefined) return this.#log;
-    const bindings = { deliveryId: this.deliveryId, kind: this.#kind };
-    const secrets = this.#secrets?.();
-    this.#log = secrets === undefined || secrets.length === 0 ? this.#logger.child(bindings) : this.#logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+    this.#log = childDropping(this.#logger, { deliveryId: this.deliveryId, kind: this.#kind }, this.#secrets);
     return this.#log;
   }
 
@@ -71,9 +69,10 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
 
   /**
    * With a secret resolver the parent logger cannot know every board's secret: the handlers' logger
-   * drops the secrets of the board (or bot) this delivery was verified with.
+   * drops the secrets of the board (or bot) this delivery was verified with. They are taken when the
+   * delivery is, not when a handler first logs: by then they may have left the resolver's cache.
    */
-  static dropFromLog(scope: DeliveryScope, secrets: () => readonly string[]): void {
+  static dropFromLog(scope: DeliveryScope, secrets: readonly string[]): void {
     scope.#secrets = secrets;
   }
 

@@ -75,7 +75,20 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
       const res = await post(app, '/webhooks/board', signBoard(fixture('board', 'ping')));
       expect(res.status).toBe(500);
       expect(res.body.code).toBe('body_already_consumed');
-      expect(res.body.message).toMatch(/mount the svc-webhooks middleware before/);
+      expect(res.body.message).toContain('by another body parser (such as express.json()): mount the svc-webhooks middleware before it');
+      expect(res.body.message).toContain('express.raw({ type: "application/json", limit: 524288 })');
+    });
+
+    it('the express.raw() the message names takes a 300 KB delivery, which svc may send (express.raw\'s own default limit would refuse it)', async () => {
+      const handler = jest.fn();
+      const event = { ...fixture('board', 'ping'), padding: 'x'.repeat(300 * 1024) };
+      const app = expressLib();
+      app.post('/hooks/board', expressLib.raw({ type: 'application/json', limit: 524288 }), board().on('ping', handler));
+      await post(app, '/hooks/board', signBoard(event)).expect(200);
+      expect(handler).toHaveBeenCalledTimes(1);
+      const defaults = expressLib();
+      defaults.post('/hooks/board', expressLib.raw({ type: 'application/json' }), board());
+      await post(defaults, '/hooks/board', signBoard(event)).expect(413);
     });
 
     it('express.raw() left the exact bytes: the delivery is verified and handled', async () => {

@@ -197,6 +197,26 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(log.text()).not.toContain(SECRET_A);
   });
 
+  it("drops the verifying board's secret from its own line about a handler's failure and from the handlers' lines, even once the board is forgotten", async () => {
+    const log = memoryLogger();
+    const board = svcBoardWebhook({ logger: log.logger, secret: table({ [A]: SECRET_A }).resolver })
+      .on('task.updated', () => {
+        throw new Error(`re-signing failed with ${SECRET_A}`);
+      })
+      .on('task.archived', (_event, ctx) => {
+        board.forgetSecret(A); // a rotation while the handler runs
+        ctx.log.info({ note: `old secret ${SECRET_A}` }, 'after a rotation');
+      });
+    const app = expressLib().use(board);
+    const failed = await post(app, PATH, signBoard(eventFor(A, 'task.updated'), { secret: SECRET_A }));
+    expect([failed.status, failed.body.code]).toEqual([500, 'handler_failed']);
+    await post(app, PATH, signBoard(eventFor(A, 'task.archived'), { secret: SECRET_A })).expect(200);
+    const refused = log.lines.find((l) => l.msg === 'delivery refused');
+    expect(JSON.stringify(refused)).toContain('re-signing failed with [Redacted]');
+    expect(log.lines.find((l) => l.msg === 'after a rotation')).toMatchObject({ note: 'old secret [Redacted]' });
+    expect(log.text()).not.toContain(SECRET_A);
+  });
+
   it('when the resolver answers something that is not a secret -> 503 secret_unavailable', async () => {
     const { app } = setup({ secret: () => 'short' });
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));

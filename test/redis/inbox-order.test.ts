@@ -38,7 +38,12 @@ async function orderedInbox(inbox: Record<string, unknown>, workers: number, han
     const worker: InboxWorker = board.work({ concurrency: 8, stalledInterval: 500, lockDuration: 1000 });
     cleanups.push(() => worker.close());
   }
-  return { url: `${server.url}/webhooks/board`, seen, overlaps };
+  /** Starts one more worker later (a worker that comes after a backlog built up). */
+  const work = (concurrency = 8) => {
+    const worker: InboxWorker = board.work({ concurrency, stalledInterval: 500, lockDuration: 1000 });
+    cleanups.push(() => worker.close());
+  };
+  return { url: `${server.url}/webhooks/board`, seen, overlaps, work };
 }
 
 function boardEvent(boardId: string, sequence: number, type = 'task.updated') {
@@ -117,6 +122,74 @@ describe('inbox board order', () => {
     await eventually(() => seen.length === 4, 5000, 'the ordered events');
     expect(seen.filter((s) => s.type === 'task.updated').map((s) => s.sequence)).toEqual([1, 3]);
     expect(seen.every((s) => s.gap === undefined)).toBe(true);
+  });
+
+  it('counts the wait for a missing predecessor from when a worker first takes the event up: time in a backlog is not waiting', async () => {
+    const gapWaitMs = 1000;
+    const { url, seen, work } = await orderedInbox({ ordered: true, gapWaitMs }, 0);
+    const b = randomUUID();
+    await deliver(url, signBoard(boardEvent(b, 2)));
+    await new Promise((r) => setTimeout(r, gapWaitMs + 500));
+    await deliver(url, signBoard(boardEvent(b, 1))); // arrived within gapWaitMs of 2, but queued after it
+    work(1); // takes 2 first, 1.5 s after it arrived
+    await eventually(() => seen.length === 2, 10_000, 'both events');
+    expect(sequencesOf(seen, b)).toEqual([1, 2]);
+    expect(seen.map((s) => s.gap)).toEqual([undefined, undefined]);
+  });
+
+  it('does not cut short the retry delay of a failing ordered event when other events of its board are taken up', async () => {
+    const prefix = `d${randomUUID().slice(0, 8)}`;
+    const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
+    const attempts: number[] = [];
+    const others: number[] = [];
+    const retryDelay = 1500;
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny((event: any) => {
+      if (event.type !== 'task.updated') return void others.push(event.sequence);
+      attempts.push(Date.now());
+      if (attempts.length === 1) throw new Error('transient');
+    });
+    const server = await serve(board);
+    const worker = board.work({ concurrency: 4, stalledInterval: 500, lockDuration: 1000 });
+    cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
+    const url = `${server.url}/webhooks/board`;
+    const b = randomUUID();
+    await deliver(url, signBoard(boardEvent(b, 1)));
+    await eventually(() => attempts.length === 1, 5000, 'the first attempt');
+    // Unordered events of the same board, handled while the ordered one waits for its retry.
+    for (const n of [2, 3, 4]) await deliver(url, signBoard(boardEvent(b, n, 'task.comment.created')));
+    await eventually(() => others.length === 3, 5000, 'the unordered events');
+    await eventually(() => attempts.length === 2, 10_000, 'the retry');
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(retryDelay - 100);
+  });
+
+  it('with a list of types, ordered events wait neither for the handlers nor for the retries of an unordered event before them', async () => {
+    const prefix = `u${randomUUID().slice(0, 8)}`;
+    const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
+    const seen: Array<{ type: string; sequence: number; gap: unknown }> = [];
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let failed = false;
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 60_000, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny(async (event: any, ctx) => {
+      if (event.sequence === 1) await gate; // an unordered event whose handler is still running
+      if (event.sequence === 2 && !failed) {
+        failed = true; // an unordered event that failed and waits a minute for its retry
+        throw new Error('transient');
+      }
+      seen.push({ type: event.type, sequence: event.sequence, gap: ctx.gap });
+    });
+    const server = await serve(board);
+    const worker = board.work({ concurrency: 4, stalledInterval: 500, lockDuration: 1000 });
+    cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close(), async () => open());
+    const url = `${server.url}/webhooks/board`;
+    const b = randomUUID();
+    await deliver(url, signBoard(boardEvent(b, 1, 'task.comment.created')));
+    await deliver(url, signBoard(boardEvent(b, 2, 'task.comment.created')));
+    await eventually(() => failed, 5000, 'the failed attempt');
+    await deliver(url, signBoard(boardEvent(b, 3)));
+    await eventually(() => seen.length === 1, 5000, 'the ordered event');
+    expect(seen).toEqual([{ type: 'task.updated', sequence: 3, gap: undefined }]);
+    open();
+    await eventually(() => seen.length === 2, 5000, 'the first unordered event');
   });
 
   it('holds a board while its event is retried: the next event waits, other boards go on', async () => {

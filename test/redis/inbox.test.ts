@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { memoryStore, redisStore, svcBoardWebhook, svcBotWebhook, type DeliveryRecord, type InboxWorker, type RedisStore } from '../../src';
+import { Redis } from 'ioredis';
+import { jobIdOf } from '../../src/inbox/inbox-job';
 import { runCli } from '../cli/run-cli';
 import { deliver, eventually, redisSuite, serve } from '../support/inbox';
 import { memoryLogger, silentLogger } from '../support/apps';
@@ -98,11 +101,17 @@ describe('inbox mode', () => {
     expect(shown.stdout).not.toContain('v1=');
     expect(JSON.parse(shown.stdout).headers).not.toHaveProperty('x-svc-signature');
 
+    // As if its workers had disappeared mid-run twice: BullMQ counts stalls in the job hash, across retries.
+    const redis = new Redis(suite.redis.url);
+    cleanups.push(() => redis.quit());
+    const jobKey = `${prefix}:board:${jobIdOf(event.id)}`;
+    await redis.hset(jobKey, 'stc', 2);
     failing = false;
     const retried = await cli('retry', event.id);
     expect(retried.code).toBe(0);
     await eventually(() => handled.length === 1, 10_000, 'the retried dead letter to be handled');
     expect(handled).toEqual([event.id]);
+    expect(await redis.hget(jobKey, 'stc')).toBeNull(); // a fresh window for stalls too
     expect((await cli('list')).stdout).toBe('no dead letters\n');
     expect(records.at(-1)).toMatchObject({ queue: 'processed', attempt: 1, deliveryId: event.id });
   });
@@ -160,6 +169,26 @@ describe('inbox mode', () => {
     const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
     cleanups.push(() => worker.close());
     await eventually(async () => (await deliver(url, signBoard(event))).status === 200, 10_000, 'the retry to be taken');
+    await eventually(() => handled.length === 1, 10_000, 'the handler');
+    expect(handled).toEqual([event.id]);
+  });
+
+  it('takes deliveries again when Redis dropped the connection while BullMQ was preparing it (its version check), without a restart', async () => {
+    const handled: string[] = [];
+    // The receiver's first connection to the inbox Redis closes when the version check (its second INFO) is sent.
+    const proxy = await dropOnSecondInfo(suite.redis.port);
+    const prefix = `p${randomUUID().slice(0, 8)}`;
+    const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: proxy.url, prefix, enqueueTimeoutMs: 1000 } }).onAny((e: any) => void handled.push(e.id));
+    const server = await serve(board);
+    cleanups.push(() => proxy.close(), () => store.close(), () => board.close(), () => server.close());
+    const url = `${server.url}/webhooks/board`;
+    const event = fixture('board', 'task.created');
+    expect(await deliver(url, signBoard(event))).toMatchObject({ status: 503, body: { code: 'inbox_unavailable' } });
+    expect(proxy.dropped()).toBe(1);
+    await eventually(async () => (await deliver(url, signBoard(event))).status === 200, 5000, 'the retry to be taken');
+    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    cleanups.push(() => worker.close());
     await eventually(() => handled.length === 1, 10_000, 'the handler');
     expect(handled).toEqual([event.id]);
   });
@@ -348,7 +377,7 @@ describe('inbox mode', () => {
     expect(typeof failed!.err.message).toBe('string');
   });
 
-  it("with a secret resolver, a worker in another webhook instance drops the verifying bot's secret from the handlers' logger", async () => {
+  it("with a secret resolver, a worker in another webhook instance drops the verifying bot's secret from the handlers' logger and from its own lines", async () => {
     const BOT_ONE = 'bot-one-secret-for-inbox-0123456789';
     const prefix = `r${randomUUID().slice(0, 8)}`;
     const log = memoryLogger();
@@ -365,14 +394,60 @@ describe('inbox mode', () => {
       // Values go in fields: message strings are not scanned (see Logging in the README).
       ctx.log.info({ careless: BOT_ONE, note: `the secret is ${BOT_ONE}` }, 'careless');
       seen.push(ctx.deliveryId);
+      // The worker's own line about the failed attempt carries this error.
+      if (ctx.attempt === 1) throw new Error(`re-signing failed with ${BOT_ONE}`);
     });
     const server = await serve(receiving);
     const worker = working.work({ stalledInterval: 500, lockDuration: 1000 });
     cleanups.push(() => receiving.close(), () => server.close(), () => worker.close());
     const update = fixture('bot', 'messageCreate');
     expect((await deliver(`${server.url}/webhooks/bots/one`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);
-    await eventually(() => seen.length === 1, 10_000, 'the handler');
+    await eventually(() => seen.length === 2, 10_000, 'the handler, twice');
     expect(log.lines.some((l) => l.msg === 'careless')).toBe(true);
+    expect(log.lines.some((l) => l.msg === 'delivery attempt failed; it will be retried')).toBe(true);
     expect(log.text()).not.toContain(BOT_ONE);
   });
 });
+
+/**
+ * A loopback TCP proxy to redis-server that closes its first connection when the client sends its
+ * second INFO (ioredis's ready check is the first, BullMQ's version check the second); later
+ * connections pass through.
+ */
+async function dropOnSecondInfo(port: number): Promise<{ url: string; dropped(): number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  let dropped = 0;
+  const server = createNetServer((client) => {
+    const first = ++connections === 1;
+    const upstream = connect(port, '127.0.0.1');
+    let infos = 0;
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('data', (chunk) => {
+      infos += (chunk.toString('latin1').match(/\$4\r\ninfo\r\n/gi) ?? []).length;
+      if (first && infos >= 2) {
+        dropped++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    dropped: () => dropped,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

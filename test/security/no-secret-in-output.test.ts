@@ -149,7 +149,17 @@ describe('no secret, token or signature in any output', () => {
         if (failing) throw new Error(`vault said no for ${BOARD_SECRET}`);
         return { [A]: BOARD_SECRET, [B]: OTHER_BOARD_SECRET }[boardId];
       },
-    }).on('task.created', (_e, ctx) => carelessLogging(ctx, BOARD_SECRET));
+    })
+      .on('task.created', (_e, ctx) => carelessLogging(ctx, BOARD_SECRET))
+      // The middleware's own line about the failure carries what the handler threw.
+      .on('task.updated', () => {
+        throw new Error(`re-signing failed with ${BOARD_SECRET}`);
+      })
+      // A rotation during the handler: the secret leaves the resolver's cache before the handler logs.
+      .on('task.archived', (_e, ctx) => {
+        board.forgetSecret(A);
+        ctx.log.info({ note: `old secret ${BOARD_SECRET}` }, 'after a rotation');
+      });
     const { server, base } = await listen(createNodeHandler(board));
     try {
       const forA = fixture('board', 'task.created');
@@ -158,13 +168,18 @@ describe('no secret, token or signature in any output', () => {
         await post(base, board.path, signedBoard(forA)),
         await post(base, board.path, signedBoard({ ...forA, id: randomUUID() }, OTHER_BOARD_SECRET)),
         await post(base, board.path, signedBoard({ ...forA, id: randomUUID(), board: { ...forA.board, id: randomUUID() } })),
+        await post(base, board.path, signedBoard({ ...fixture('board', 'task.updated'), board: { ...forA.board } })),
       ];
       failing = true;
       const forB = fixture('board', 'task.created');
       forB.board.id = B;
       answers.push(await post(base, board.path, signedBoard(forB, OTHER_BOARD_SECRET)));
+      failing = false;
+      answers.push(await post(base, board.path, signedBoard({ ...fixture('board', 'task.archived'), board: { ...forA.board } })));
       expectClean('responses', answers.join('\n'));
       expect(log.text()).toContain('secret_unavailable');
+      expect(log.text()).toContain('handler_failed');
+      expect(log.text()).toContain('after a rotation');
       expectClean('log lines', log.text());
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -1,4 +1,4 @@
-import { BoardOrder, type ScriptRunner } from '../../src/inbox/board-order';
+import { BOARD_PLACE_KEPT_MS, BoardOrder, type ScriptRunner } from '../../src/inbox/board-order';
 
 /**
  * Board order's own logic against a scripted client: which script each step sends, with which keys
@@ -27,29 +27,35 @@ const keys = (board: string) => ({
 });
 
 describe('board order: taking a board for an event (start)', () => {
-  it('sends one script with the board\'s last, pending, lock and passed keys, then the job, its sequence, the times, gapWaitMs, the TTL and the job key prefix', async () => {
+  it('sends one script with the board\'s last, pending, lock and passed keys, then the job, its sequence, the time, gapWaitMs, the TTL, the job key prefix, the probe flag and how long the last sequence is kept', async () => {
     const { redis, calls } = fakeRedis([1, -1]);
-    await new BoardOrder(redis, PREFIX, 120_000, 90_000).start('b1', 'd-x', 7, 1000, 2500);
+    await new BoardOrder(redis, PREFIX, 120_000, 90_000).start('b1', 'd-x', 7, 2500);
     const k = keys('b1');
     expect(calls).toHaveLength(1);
     expect(calls[0]!.numKeys).toBe(4);
-    expect(calls[0]!.args).toEqual([k.last, k.pending, k.lock, k.passed, 'd-x', 7, 2500, 1000, 120_000, 90_000, PREFIX, '0']);
+    expect(calls[0]!.args).toEqual([k.last, k.pending, k.lock, k.passed, 'd-x', 7, 2500, 120_000, 90_000, PREFIX, '0', BOARD_PLACE_KEPT_MS]);
+  });
+
+  it('keeps the last sequence at least as long as the rest of the board\'s state', async () => {
+    const { redis, calls } = fakeRedis([1, -1]);
+    await new BoardOrder(redis, PREFIX, 0, BOARD_PLACE_KEPT_MS + 5).start('b1', 'd-x', 7, 0);
+    expect(calls[0]!.args[11]).toBe(BOARD_PLACE_KEPT_MS + 5);
   });
 
   it('takes the board unless asked only to probe, which sends the probe flag', async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     const order = new BoardOrder(redis, PREFIX, 0, 1);
-    await order.start('b1', 'd-x', 1, 0, 0);
-    await order.start('b1', 'd-x', 1, 0, 0, false);
-    await order.start('b1', 'd-x', 1, 0, 0, true);
-    expect(calls.map((c) => c.args[11])).toEqual(['0', '0', '1']);
+    await order.start('b1', 'd-x', 1, 0);
+    await order.start('b1', 'd-x', 1, 0, false);
+    await order.start('b1', 'd-x', 1, 0, true);
+    expect(calls.map((c) => c.args[10])).toEqual(['0', '0', '1']);
   });
 
   it('keeps each board in keys of its own under the queue\'s prefix', async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     const order = new BoardOrder(redis, 'app:bot:', 0, 1);
-    await order.start('one', 'd-a', 1, 0, 0);
-    await order.start('two', 'd-b', 1, 0, 0);
+    await order.start('one', 'd-a', 1, 0);
+    await order.start('two', 'd-b', 1, 0);
     expect(calls.map((c) => c.args.slice(0, 4))).toEqual([
       ['app:bot:order:one:last', 'app:bot:order:one:pending', 'app:bot:order:one:lock', 'app:bot:order:one:passed'],
       ['app:bot:order:two:last', 'app:bot:order:two:pending', 'app:bot:order:two:lock', 'app:bot:order:two:passed'],
@@ -66,35 +72,47 @@ describe('board order: taking a board for an event (start)', () => {
     ['{2, -1}: handled already, whatever the value', [2, -1], { run: false, handled: true }],
   ])('reads the answer %s', async (_what, answer, turn) => {
     const { redis } = fakeRedis(answer);
-    expect(await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 9, 0, 0)).toStrictEqual(turn);
+    expect(await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 9, 0)).toStrictEqual(turn);
   });
 
   it('sends a script that first answers handled for a job marked handled, takes its place, and skips holders and pending events whose jobs are gone, dead or completed', async () => {
     const { redis, calls } = fakeRedis([1, -1]);
-    await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0, 0);
+    await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0);
     const script = calls[0]!.script;
-    expect(script).toMatch(/local function gone\(id\)/);
-    expect(script).toContain("redis.call('EXISTS', ARGV[7] .. id) == 0");
-    expect(script).toContain("redis.call('ZSCORE', ARGV[7] .. 'failed', id)");
-    expect(script).toContain("redis.call('ZSCORE', ARGV[7] .. 'completed', id)");
-    expect(script).toContain("redis.call('HEXISTS', ARGV[7] .. id, 'svcHandled') == 1");
+    expect(script).toMatch(/local function gone\(other\)/);
+    expect(script).toContain("local job = jobs .. id");
+    expect(script).toContain("redis.call('EXISTS', jobs .. other) == 0");
+    expect(script).toContain("redis.call('ZSCORE', jobs .. 'failed', other)");
+    expect(script).toContain("redis.call('ZSCORE', jobs .. 'completed', other)");
+    expect(script).toContain("redis.call('HEXISTS', job, 'svcHandled') == 1");
     expect(script).toContain("redis.call('ZADD', KEYS[2], seq, id)");
     expect(script).toContain("redis.call('SET', KEYS[3], id, 'PX', ttl)");
+    expect(script).toContain("redis.call('SET', KEYS[1], last, 'PX', ARGV[8])");
     expect(script).toContain('return {1, gapFrom}');
     expect(script.indexOf('local function gone')).toBeLessThan(script.indexOf('not gone(holder)'));
+  });
+
+  it('sends a script that counts the wait for a gap from the event\'s first turn, and marks an event that must wait as waiting for its turn until it runs', async () => {
+    const { redis, calls } = fakeRedis([1, -1]);
+    await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0);
+    const script = calls[0]!.script;
+    expect(script).toContain("redis.call('HSET', job, 'svcFirstTurn', now)");
+    expect(script).toContain('if now - first < gapWait then return wait(gapWait - (now - first)) end');
+    expect(script).toContain("if not probe then redis.call('HSET', job, 'svcTurnWait', 1) end");
+    expect(script).toContain("redis.call('HDEL', job, 'svcTurnWait')");
   });
 });
 
 describe('board order: the end of an event (finish)', () => {
-  it('sends the last, pending and lock keys, the job, its sequence, the TTL, the job key prefix and whether it was handled', async () => {
+  it('sends the last, pending and lock keys, the job, its sequence, how long the last sequence is kept, the job key prefix and whether it was handled', async () => {
     const { redis, calls } = fakeRedis('d-next');
     const order = new BoardOrder(redis, PREFIX, 0, 60_000);
     await order.finish('b1', 'd-x', 3, true);
     await order.finish('b1', 'd-x', 3, false);
     const k = keys('b1');
     expect(calls.map((c) => [c.numKeys, ...c.args])).toEqual([
-      [3, k.last, k.pending, k.lock, 'd-x', 3, 60_000, PREFIX, '1'],
-      [3, k.last, k.pending, k.lock, 'd-x', 3, 60_000, PREFIX, '0'],
+      [3, k.last, k.pending, k.lock, 'd-x', 3, BOARD_PLACE_KEPT_MS, PREFIX, '1'],
+      [3, k.last, k.pending, k.lock, 'd-x', 3, BOARD_PLACE_KEPT_MS, PREFIX, '0'],
     ]);
   });
 
@@ -111,7 +129,8 @@ describe('board order: the end of an event (finish)', () => {
     expect(script).toContain("redis.call('DEL', KEYS[3])");
     expect(script).toContain("redis.call('ZREM', KEYS[2], ARGV[1])");
     expect(script).toContain("redis.call('SET', KEYS[1], seq, 'PX', ARGV[3])");
-    expect(script).toContain("return redis.call('ZRANGE', KEYS[2], 0, 0)[1] or false");
+    expect(script).toContain("return waiting(ARGV[4])");
+    expect(script).toContain("redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1");
   });
 });
 
@@ -126,11 +145,11 @@ describe('board order: a failed attempt to be retried (release)', () => {
 });
 
 describe('board order: an unordered kind handled (pass)', () => {
-  it('sends the last, pending and passed keys, the sequence and the TTL, and answers the job to wake', async () => {
+  it('sends the last, pending and passed keys, the sequence, the TTL and the job key prefix, and answers the job to wake', async () => {
     const { redis, calls } = fakeRedis('d-next');
     expect(await new BoardOrder(redis, PREFIX, 0, 45_000).pass('b1', 12)).toBe('d-next');
     const k = keys('b1');
-    expect([calls[0]!.numKeys, ...calls[0]!.args]).toEqual([3, k.last, k.pending, k.passed, 12, 45_000]);
+    expect([calls[0]!.numKeys, ...calls[0]!.args]).toEqual([3, k.last, k.pending, k.passed, 12, 45_000, PREFIX]);
     expect(await new BoardOrder(fakeRedis(null).redis, PREFIX, 0, 1).pass('b1', 12)).toBeNull();
   });
 
@@ -140,6 +159,6 @@ describe('board order: an unordered kind handled (pass)', () => {
     const script = calls[0]!.script;
     expect(script).toContain("redis.call('ZADD', KEYS[3], seq, ARGV[1])");
     expect(script).toContain("redis.call('PEXPIRE', KEYS[3], ARGV[2])");
-    expect(script).toContain("return redis.call('ZRANGE', KEYS[2], 0, 0)[1] or false");
+    expect(script).toContain("return waiting(ARGV[3])");
   });
 });

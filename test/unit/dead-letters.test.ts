@@ -19,7 +19,7 @@ type FakeJob = {
   remove: jest.Mock;
 };
 
-type FakeQueue = { name: string; options: unknown; jobs: FakeJob[]; getFailed: jest.Mock; getJob: jest.Mock; close: jest.Mock };
+type FakeQueue = { name: string; options: unknown; jobs: FakeJob[]; getFailed: jest.Mock; getJob: jest.Mock; close: jest.Mock; toKey: (type: string) => string };
 
 const queues: FakeQueue[] = [];
 
@@ -32,6 +32,7 @@ jest.mock('bullmq', () => ({
       getFailed: jest.fn(() => Promise.resolve(queue.jobs.filter((j) => j.failed))),
       getJob: jest.fn((id: string) => Promise.resolve(queue.jobs.find((j) => j.id === id))),
       close: jest.fn(() => Promise.resolve()),
+      toKey: (type: string) => `app:${name}:${type}`,
     };
     queues.push(queue);
     return queue;
@@ -54,10 +55,12 @@ function job(webhook: 'board' | 'bot', deliveryId: string | undefined, change: P
   return made;
 }
 
-const connection = { fake: 'redis' } as unknown as Redis;
+const hdel = jest.fn((..._args: string[]) => Promise.resolve(1));
+const connection = { fake: 'redis', hdel } as unknown as Redis;
 
 function deadLetters() {
   queues.length = 0;
+  hdel.mockClear();
   const letters = new DeadLetters(connection, 'app');
   const [board, bot] = queues as [FakeQueue, FakeQueue];
   return { letters, board, bot };
@@ -151,6 +154,19 @@ describe('the dead letters of the inbox', () => {
       expect(await letters.retry('d1')).toBe(true);
       expect(dead.retry).toHaveBeenCalledTimes(1);
       expect(dead.retry).toHaveBeenCalledWith('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    });
+
+    it('resets the count of its stalls first (BullMQ keeps it across a retry), in its own queue', async () => {
+      const { letters, bot } = deadLetters();
+      const dead = job('bot', 'u1');
+      bot.jobs.push(dead);
+      dead.retry.mockImplementation(() => {
+        expect(hdel).toHaveBeenCalledTimes(1);
+        return Promise.resolve();
+      });
+      expect(await letters.retry('u1')).toBe(true);
+      expect(hdel).toHaveBeenCalledWith(`app:bot:${jobIdOf('u1')}`, 'stc');
+      expect(dead.retry).toHaveBeenCalledTimes(1);
     });
 
     it('answers false, retrying nothing, for an unknown delivery or a job that is not failed', async () => {

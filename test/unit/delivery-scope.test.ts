@@ -41,19 +41,16 @@ describe("a handler's delivery context", () => {
     it('drops the secrets it is given to drop, and signatures, from its lines', () => {
       const { logger, lines } = capture();
       const ctx = scope(logger);
-      const secrets = jest.fn(() => ['the-board-secret-0123456789']);
-      DeliveryScope.dropFromLog(ctx, secrets);
+      DeliveryScope.dropFromLog(ctx, ['the-board-secret-0123456789']);
       ctx.log.info({ value: 'x the-board-secret-0123456789 x', sig: SIGNATURE }, 'line');
       expect(JSON.stringify(lines())).not.toContain('the-board-secret-0123456789');
       expect(JSON.stringify(lines())).not.toContain(SIGNATURE);
-      void ctx.log;
-      expect(secrets).toHaveBeenCalledTimes(1);
     });
 
     it('with no secrets to drop is a plain child of the logger it was given', () => {
       const { logger, lines } = capture();
       const ctx = scope(logger);
-      DeliveryScope.dropFromLog(ctx, () => []);
+      DeliveryScope.dropFromLog(ctx, []);
       ctx.log.info({ sig: SIGNATURE }, 'line');
       expect(lines()[0]!.sig).toBe(SIGNATURE);
     });

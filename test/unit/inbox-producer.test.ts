@@ -17,10 +17,13 @@ type FakeQueue = {
   add: jest.Mock;
   on: jest.Mock;
   close: jest.Mock;
+  waitUntilReady: jest.Mock;
 };
 
 const queues: FakeQueue[] = [];
 let add: (name: string, job: InboxJob, options: unknown) => Promise<unknown> = () => Promise.resolve({});
+// How BullMQ's preparation of a queue's connection ends (it waits for Redis, then checks its version).
+let ready: () => Promise<unknown> = () => Promise.resolve({});
 
 jest.mock('bullmq', () => ({
   Queue: jest.fn((name: string, options: FakeQueue['options']) => {
@@ -30,6 +33,7 @@ jest.mock('bullmq', () => ({
       add: jest.fn((...args: [string, InboxJob, unknown]) => add(...args)),
       on: jest.fn(),
       close: jest.fn(() => Promise.resolve()),
+      waitUntilReady: jest.fn(() => ready()),
     };
     queues.push(queue);
     return queue;
@@ -73,6 +77,7 @@ beforeEach(() => {
   queues.length = 0;
   connections.length = 0;
   add = () => Promise.resolve({});
+  ready = () => Promise.resolve({});
   jest.clearAllMocks();
 });
 
@@ -194,6 +199,49 @@ describe('the inbox producer', () => {
       expect(queues).toHaveLength(2);
       expect(connections).toHaveLength(2);
       expect(queues[1]!.add).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('a queue whose connection could not be prepared', () => {
+    it('is let go (closed, its connection quit), so that the next delivery opens a new one', async () => {
+      ready = () => Promise.reject(new Error('Connection is closed.'));
+      add = () => Promise.reject(new Error('Connection is closed.'));
+      const producer = new InboxProducer(settings, 'board', jobs);
+      await expect(producer.handoff(delivery, body, req, 42, undefined)).rejects.toMatchObject({ code: 'inbox_unavailable' });
+      await new Promise((r) => setImmediate(r));
+      expect(queues[0]!.close).toHaveBeenCalledTimes(1);
+      expect(connections[0]!.quit).toHaveBeenCalledTimes(1);
+      ready = () => Promise.resolve({});
+      add = () => Promise.resolve({});
+      await producer.handoff(delivery, body, req, 43, undefined);
+      expect(queues).toHaveLength(2);
+      expect(queues[1]!.add).toHaveBeenCalledTimes(1);
+    });
+
+    it('is kept while Redis is still on its way: only a failed preparation lets it go', async () => {
+      ready = never;
+      const producer = new InboxProducer(settings, 'board', jobs);
+      await producer.handoff(delivery, body, req, 42, undefined);
+      await producer.handoff(delivery, body, req, 43, undefined);
+      expect(queues).toHaveLength(1);
+      expect(queues[0]!.close).not.toHaveBeenCalled();
+    });
+
+    it('that fails after close() closes nothing more: not itself again, nor the queue opened after it', async () => {
+      let fail!: (err: Error) => void;
+      ready = () => new Promise((_, reject) => (fail = reject));
+      const producer = new InboxProducer(settings, 'board', jobs);
+      await producer.handoff(delivery, body, req, 42, undefined);
+      const failing = fail;
+      await producer.close();
+      ready = () => Promise.resolve({});
+      await producer.handoff(delivery, body, req, 43, undefined);
+      failing(new Error('Connection is closed.'));
+      await new Promise((r) => setImmediate(r));
+      expect(queues.map((q) => q.close.mock.calls.length)).toEqual([1, 0]);
+      expect(connections.map((c) => c.quit.mock.calls.length)).toEqual([1, 0]);
+      await producer.handoff(delivery, body, req, 44, undefined);
+      expect(queues).toHaveLength(2);
     });
   });
 });

@@ -4,6 +4,7 @@ import type { InboxJob } from '../../src/inbox/inbox-job';
 import { inboxConnection } from '../../src/inbox/redis-connection';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
+import { BOARD_PLACE_KEPT_MS } from '../../src/inbox/board-order';
 import { BOARD_SECRET, BOT_SECRET, fixture } from '../support/sign';
 
 /**
@@ -759,23 +760,23 @@ describe('inbox worker', () => {
 describe('inbox worker in board order', () => {
   const KEYS = ['app:board:order:B1:last', 'app:board:order:B1:pending', 'app:board:order:B1:lock', 'app:board:order:B1:passed'];
 
-  it('asks for the board’s turn with the board, job, sequence, times, gap wait, retention and key prefix', async () => {
+  it('asks for the board’s turn with the board, job, sequence, time, gap wait, retention and key prefix (not the arrival: the gap wait counts from the first turn)', async () => {
     const { process, conn } = boardWorker();
     const data = boardJobData();
     await process(fakeJob(data, { id: 'd-1' }));
-    expect(conn.calls[0]).toEqual({ op: 'start', keys: KEYS, args: ['d-1', 7, NOW, RECEIVED_AT, 60_000, DEFAULT_RETENTION_MS, 'app:board:', '0'] });
+    expect(conn.calls[0]).toEqual({ op: 'start', keys: KEYS, args: ['d-1', 7, NOW, 60_000, DEFAULT_RETENTION_MS, 'app:board:', '0', BOARD_PLACE_KEPT_MS] });
   });
 
   it('remembers a board for the retry window plus the gap wait when that is longer than the default retention', async () => {
     const { process, conn } = boardWorker({ inbox: { retryFor: 2 * DEFAULT_RETENTION_MS, gapWaitMs: 90_000 } });
     await process(fakeJob(boardJobData()));
-    expect(conn.calls[0]!.args[5]).toBe(2 * DEFAULT_RETENTION_MS + 90_000);
+    expect(conn.calls[0]!.args[4]).toBe(2 * DEFAULT_RETENTION_MS + 90_000);
   });
 
   it('remembers a board for the default retention at least', async () => {
     const { process, conn } = boardWorker({ inbox: { retryFor: 0, gapWaitMs: 0 } });
     await process(fakeJob(boardJobData()));
-    expect(conn.calls[0]!.args.slice(4, 6)).toEqual([0, DEFAULT_RETENTION_MS]);
+    expect(conn.calls[0]!.args.slice(3, 5)).toEqual([0, DEFAULT_RETENTION_MS]);
   });
 
   it('gives the handlers the gap it was told to hand over', async () => {
@@ -794,7 +795,7 @@ describe('inbox worker in board order', () => {
       conn.answers.finish.push('d-next');
       await process(fakeJob(boardJobData(), { id: 'd-1' }));
       expect(conn.calls.map((c) => c.op)).toEqual(['start', 'finish']);
-      expect(conn.calls[1]).toEqual({ op: 'finish', keys: KEYS.slice(0, 3), args: ['d-1', 7, DEFAULT_RETENTION_MS, 'app:board:', '1'] });
+      expect(conn.calls[1]).toEqual({ op: 'finish', keys: KEYS.slice(0, 3), args: ['d-1', 7, BOARD_PLACE_KEPT_MS, 'app:board:', '1'] });
       expect(queue.getJob).toHaveBeenCalledWith('d-next');
       expect(next.promote).toHaveBeenCalledTimes(1);
     });
@@ -821,14 +822,26 @@ describe('inbox worker in board order', () => {
       expect(at(log.lines, 30).map((l) => l.queue)).toEqual(['processed', 'processed']);
     });
 
-    it('marks an unordered event’s sequence as passed and wakes the board’s next event', async () => {
-      const { process, conn, queue } = boardWorker();
+    it('marks an unordered event’s sequence as passed before its handlers run, and wakes the board’s next event', async () => {
+      const passedBeforeHandler: number[] = [];
+      const { process, conn, queue } = boardWorker({ handler: () => void passedBeforeHandler.push(conn.calls.length) });
       const next = fakeJob(boardJobData(), { id: 'd-next' });
       queue.getJob.mockResolvedValue(next);
       conn.answers.pass.push('d-next');
       await process(fakeJob(boardJobData({ ordered: false, sequence: 12 })));
-      expect(conn.calls).toEqual([{ op: 'pass', keys: [KEYS[0], KEYS[1], KEYS[3]], args: [12, DEFAULT_RETENTION_MS] }]);
+      expect(conn.calls).toEqual([{ op: 'pass', keys: [KEYS[0], KEYS[1], KEYS[3]], args: [12, DEFAULT_RETENTION_MS, 'app:board:'] }]);
+      expect(passedBeforeHandler).toEqual([1]);
       expect(next.promote).toHaveBeenCalledTimes(1);
+    });
+
+    it('runs an unordered event whose sequence cannot be marked as passed, with a warning', async () => {
+      const handler = jest.fn();
+      const { process, conn, log } = boardWorker({ handler });
+      conn.answers.pass.push(Object.assign(new Error('READONLY'), { code: 'E_READONLY' }));
+      const data = boardJobData({ ordered: false });
+      await expect(process(fakeJob(data))).resolves.toBeUndefined();
+      expect(handler).toHaveBeenCalledTimes(1);
+      expect(at(log.lines, 40)).toEqual([expect.objectContaining({ deliveryId: data.deliveryId, err: expect.objectContaining({ code: 'E_READONLY' }) })]);
     });
   });
 
@@ -850,16 +863,16 @@ describe('inbox worker in board order', () => {
       queue.getJob.mockResolvedValue(next);
       conn.answers.finish.push('d-next');
       await failure(process(fakeJob(boardJobData(), { id: 'd-1', attemptsMade: 2, attempts: 3 })));
-      expect(conn.calls[1]).toEqual({ op: 'finish', keys: KEYS.slice(0, 3), args: ['d-1', 7, DEFAULT_RETENTION_MS, 'app:board:', '0'] });
+      expect(conn.calls[1]).toEqual({ op: 'finish', keys: KEYS.slice(0, 3), args: ['d-1', 7, BOARD_PLACE_KEPT_MS, 'app:board:', '0'] });
       expect(next.promote).toHaveBeenCalledTimes(1);
     });
 
-    it('leaves an unordered event’s board alone when it will be retried, and passes it once dead', async () => {
+    it('does nothing more to the board for an unordered event, retried or dead: its sequence was passed when it was taken up', async () => {
       const { process, conn } = boardWorker({ handler: fail });
       await failure(process(fakeJob(boardJobData({ ordered: false }), { attemptsMade: 0, attempts: 2 })));
-      expect(conn.calls).toEqual([]);
-      await failure(process(fakeJob(boardJobData({ ordered: false }), { attemptsMade: 1, attempts: 2 })));
       expect(conn.calls.map((c) => c.op)).toEqual(['pass']);
+      await failure(process(fakeJob(boardJobData({ ordered: false }), { attemptsMade: 1, attempts: 2 })));
+      expect(conn.calls.map((c) => c.op)).toEqual(['pass', 'pass']);
     });
   });
 
@@ -919,7 +932,7 @@ describe('inbox worker in board order', () => {
       expect(handler).not.toHaveBeenCalled();
       expect(job.moveToDelayed).not.toHaveBeenCalled();
       expect(conn.calls.map((c) => c.op)).toEqual(['start', 'finish']);
-      expect(conn.calls[1]!.args).toEqual(['d-1', 7, DEFAULT_RETENTION_MS, 'app:board:', '1']);
+      expect(conn.calls[1]!.args).toEqual(['d-1', 7, BOARD_PLACE_KEPT_MS, 'app:board:', '1']);
       expect(next.promote).toHaveBeenCalledTimes(1);
       expect(log.lines).toEqual([expect.objectContaining({ level: 30, deliveryId: data.deliveryId, kind: 'task.created', attempt: 2 })]);
       expect(records).toEqual([]);
@@ -964,7 +977,7 @@ describe('inbox worker in board order', () => {
       const job = fakeJob(boardJobData(), { id: 'd-1' });
       const err = await failure(process(job));
       expect(err).toBeInstanceOf(bull.DelayedError);
-      expect(conn.calls[1]).toEqual({ op: 'start', keys: KEYS, args: ['d-1', 7, NOW, RECEIVED_AT, 60_000, DEFAULT_RETENTION_MS, 'app:board:', '1'] });
+      expect(conn.calls[1]).toEqual({ op: 'start', keys: KEYS, args: ['d-1', 7, NOW, 60_000, DEFAULT_RETENTION_MS, 'app:board:', '1', BOARD_PLACE_KEPT_MS] });
       expect(job.promote).toHaveBeenCalledTimes(1);
     });
 
