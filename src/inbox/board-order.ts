@@ -13,12 +13,15 @@ import type { SequenceGap } from '../ordering/board-sequence-tracker';
  * job comes back through BullMQ's stalled-job recovery and finds its own lock.
  */
 
-// The board's lowest pending event, when it waits for its turn (a job that failed and waits for its
-// retry is not woken early: that would spend its retries). ARGV[4] of FINISH and ARGV[3] of PASS: the job key prefix.
+// The board's first pending event (by sequence) that waits for its turn. A job that failed and waits
+// for its retry is passed over, not woken early: that would spend its retries; an event behind it
+// that may run (a late event's successors do not wait for it) is still woken. ARGV[4] of FINISH and
+// ARGV[3] of PASS: the job key prefix.
 const NEXT = `
 local function waiting(prefix)
-  local next = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
-  if next and redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1 then return next end
+  for _, next in ipairs(redis.call('ZRANGE', KEYS[2], 0, 99)) do
+    if redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1 then return next end
+  end
   return false
 end
 `;

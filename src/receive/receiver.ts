@@ -32,7 +32,14 @@ export interface Outcome {
 
 type Result<D extends Delivery = Delivery> =
   | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: D }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: D; readonly received?: Received };
+  | {
+      readonly state: 'rejected';
+      readonly error: SvcWebhookError;
+      readonly delivery?: D;
+      readonly received?: Received;
+      /** With a resolver: the verifying board's secrets, taken before the handlers ran (one may forget or rotate them). */
+      readonly hidden?: readonly string[];
+    };
 
 /** What was read of a refused request: for the delivery record, which explains the refusal. */
 interface Received {
@@ -134,6 +141,7 @@ export class Receiver<S, D extends Delivery> {
     let body: Buffer | undefined;
     let verified = false;
     let payload: unknown;
+    let hidden = NO_SECRETS;
     try {
       checkContentHeaders(request);
       const signature = protocol.readSignature(request, now);
@@ -151,6 +159,7 @@ export class Receiver<S, D extends Delivery> {
         throw invalid;
       }
       delivery = protocol.delivery(payload, request, signature, now);
+      hidden = protocol.secretsOf(delivery);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
@@ -195,7 +204,7 @@ export class Receiver<S, D extends Delivery> {
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
       const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified } : { body, verified, payload };
-      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }) };
+      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), hidden };
     }
   }
 
@@ -297,7 +306,7 @@ export class Receiver<S, D extends Delivery> {
     const { error } = result;
     if (error.status >= 500) {
       // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
-      childDropping(log, {}, delivery === undefined ? NO_SECRETS : this.protocol.secretsOf(delivery)).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+      childDropping(log, {}, result.hidden ?? NO_SECRETS).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
     }
     // An expected refusal is one line without a stack trace, rate-limited per code.
     else if (isExpectedRefusal(error)) this.refusals.refused(error, request, fields);

@@ -59,6 +59,19 @@ describe('board order in Redis', () => {
     expect(await o.finish('B', 'b', 2, true)).toBeNull();
   });
 
+  it('passes over a failed event waiting for its retry to wake the next one that waits for its turn', async () => {
+    const { order: o, job } = order();
+    await Promise.all(['a', 'late', 'b', 'c'].map((id) => job(id)));
+    const now = Date.now();
+    expect(await o.start('B', 'a', 1, now)).toEqual({ run: true });
+    await o.finish('B', 'a', 1, true);
+    expect(await o.start('B', 'late', 1, now)).toEqual({ run: true }); // a late repeat of sequence 1
+    await o.release('B', 'late'); // failed; it waits for its retry, still pending
+    expect(await o.start('B', 'b', 2, now)).toEqual({ run: true }); // its successors do not wait for it
+    expect(await o.start('B', 'c', 3, now)).toEqual({ run: false, waitMs: 0 });
+    expect(await o.finish('B', 'b', 2, true)).toBe('c');
+  });
+
   it('keeps a board\'s last handed-over sequence for a year after its last event, and the rest of its state for the TTL', async () => {
     const { order: o, job, prefix } = order();
     await Promise.all(['a', 'b'].map((id) => job(id)));

@@ -131,6 +131,7 @@ describe('board order: the end of an event (finish)', () => {
     expect(script).toContain("redis.call('SET', KEYS[1], seq, 'PX', ARGV[3])");
     expect(script).toContain("return waiting(ARGV[4])");
     expect(script).toContain("redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1");
+    expect(script).toContain("for _, next in ipairs(redis.call('ZRANGE', KEYS[2], 0, 99)) do");
   });
 });
 
