@@ -188,7 +188,6 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       const payload = parseJson(Buffer.from(data.body, 'utf8'));
       const delivery = protocol.delivery(payload, headersOnly(data.headers), jobs.signatureOf(data), data.receivedAt);
       ctx = protocol.context(delivery, [delivery.id, delivery.kind, undefined, undefined, data.receivedAt, logger, attempt, gap]);
-      // Looked up just now, where the protocol's context found only what this process had cached.
       DeliveryScope.dropFromLog(ctx, hidden);
       running.add(ctx);
       const scope = ctx;

@@ -76,11 +76,7 @@ export function boardProtocol(secrets: SecretSource, pattern: PathPattern, toler
         verifiedBoard,
       };
     },
-    context(delivery, init) {
-      const ctx = new BoardDeliveryContext(delivery, init);
-      DeliveryScope.dropFromLog(ctx, this.secretsOf(delivery));
-      return ctx;
-    },
+    context: (delivery, init) => new BoardDeliveryContext(delivery, init),
     secretsOf(delivery) {
       return lookup === undefined || delivery.verifiedBoard === undefined ? NO_SECRETS : lookup.secretsOf(delivery.verifiedBoard);
     },

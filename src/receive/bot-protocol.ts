@@ -67,11 +67,7 @@ export function botProtocol(secrets: SecretSource, pattern: PathPattern, handler
       const verifiedBot = lookup === undefined ? undefined : pathId(pattern, request);
       return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data, verifiedBot };
     },
-    context(delivery, init) {
-      const ctx = new BotDeliveryContext(delivery, init);
-      DeliveryScope.dropFromLog(ctx, this.secretsOf(delivery));
-      return ctx;
-    },
+    context: (delivery, init) => new BotDeliveryContext(delivery, init),
     secretsOf(delivery) {
       return lookup === undefined || delivery.verifiedBot === undefined ? NO_SECRETS : lookup.secretsOf(delivery.verifiedBot);
     },

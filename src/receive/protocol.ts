@@ -34,7 +34,11 @@ export interface Protocol<S, D extends Delivery> {
   context(delivery: D, init: ConstructorParameters<typeof DeliveryScope>): DeliveryScope;
   /** The handler calls for this delivery, in registration order. */
   calls(delivery: D, ctx: DeliveryScope): HandlerCall[];
-  /** With a secret resolver: the secrets of the board (bot) that verified this delivery, dropped from every line logged about it. */
+  /**
+   * With a secret resolver: the secrets of the board (bot) that verified this delivery, dropped from
+   * every line logged about it. Taken once the delivery is, before its handlers run: one may forget
+   * or rotate them.
+   */
   secretsOf(delivery: D): readonly string[];
 }
 

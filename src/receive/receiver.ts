@@ -181,6 +181,7 @@ export class Receiver<S, D extends Delivery> {
       }
 
       const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, access, now, settings.logger]);
+      DeliveryScope.dropFromLog(ctx, hidden);
       const own = protocol.calls(delivery, ctx);
       DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: own.length });
       const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
