@@ -43,6 +43,7 @@ export type {
   BoardEventMap,
   BoardEventType,
   BoardWebhookEvent,
+  BoardUnknownEvent,
   BoardEventEnvelope,
   BoardTaskEvent,
   BoardTaskCommentEvent,

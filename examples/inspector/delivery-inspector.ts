@@ -127,9 +127,11 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
     let size = 0;
     for (let i = ring.length - 1; i >= 0; i--) {
       const part = JSON.stringify(ring[i]);
-      if (size + part.length > MAX_BACKLOG_BYTES) break;
+      // Bytes as sent: text beyond ASCII takes up to three bytes a character.
+      const bytes = Buffer.byteLength(part);
+      if (size + bytes > MAX_BACKLOG_BYTES) break;
       parts.push(part);
-      size += part.length + 1;
+      size += bytes + 1;
     }
     return `{"limit":${limit},"truncated":${parts.length < ring.length},"deliveries":[${parts.join(',')}]}`;
   }

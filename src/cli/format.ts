@@ -13,7 +13,8 @@ export function formatDuration(ms: number): string {
 function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (typeof value === 'object') return JSON.stringify(value);
+  // JSON escapes C0 controls but leaves C1 controls and bidirectional overrides as they are.
+  if (typeof value === 'object') return printable(JSON.stringify(value));
   return printable(String(value));
 }
 
@@ -42,9 +43,10 @@ export function withoutCredentials(value: unknown, depth = 0): unknown {
 /** Fields as aligned `name  value` lines, in the order given; unknown fields included, credentials not. */
 export function formatFields(shown: Record<string, unknown>, indent = '  '): string {
   const fields = withoutCredentials(shown) as Record<string, unknown>;
-  const names = Object.keys(fields);
-  const width = Math.max(0, ...names.map((n) => n.length));
-  return names.map((name) => `${indent}${name.padEnd(width)}  ${formatValue(fields[name])}\n`).join('');
+  // Field names come from svc as much as values do.
+  const rows = Object.keys(fields).map((name) => [printable(name), formatValue(fields[name])] as const);
+  const width = Math.max(0, ...rows.map(([name]) => name.length));
+  return rows.map(([name, value]) => `${indent}${name.padEnd(width)}  ${value}\n`).join('');
 }
 
 /**

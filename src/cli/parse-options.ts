@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MAX_TIMEOUT_MS } from '../client/svc-client';
 import { usageError } from './cli-error';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -48,6 +49,7 @@ function describeParseError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? ''}`.trim();
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && message.includes('does not take an argument')) return `${option ?? 'an option'} takes no value`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return `${option ?? 'an option'} needs a value (write --name=value when the value starts with "-")`;
   if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument';
   return 'invalid arguments';
@@ -57,6 +59,14 @@ export function oneOf<T extends string>(value: string | undefined, allowed: read
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw usageError(`${name} must be one of ${allowed.join(', ')}`);
   return value as T;
+}
+
+/** A timeout: whole milliseconds, at most what a timer takes (a longer one would fire at once). */
+export function wholeMilliseconds(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS) throw usageError(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+  return n;
 }
 
 export function positiveNumber(value: string | undefined, name: string): number | undefined {

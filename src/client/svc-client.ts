@@ -35,6 +35,8 @@ export interface SvcClientOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest timeout a timer takes (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * A typed client for svc's webhook setup routes and GET /api/version. The token is kept in a
@@ -171,7 +173,8 @@ function checkBaseUrl(value: unknown): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SvcClientError('invalid_base_url', 'baseUrl must use https:// (or http:// for a local server)');
   // Credentials or a query in the base would ride along on every call, and a token never goes in a URL.
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  // An empty `?` or `#` is not in `search` or `hash` but stays in the href, where the routes would follow it.
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(url.href)) {
     throw new SvcClientError('invalid_base_url', 'baseUrl must not carry credentials, a query or a fragment; the token goes in `token`');
   }
   return url.href;
@@ -189,9 +192,10 @@ function checkTokenTransport(baseUrl: string): void {
 }
 
 function checkTokenShape(token: unknown): void {
-  // Whitespace or control characters would break (or inject into) the Authorization header.
-  if (typeof token !== 'string' || token === '' || /[\s\x00-\x1f\x7f]/.test(token)) {
-    throw new SvcClientError('invalid_token', 'the token must be a non-empty string without whitespace');
+  // Whitespace or control characters would break (or inject into) the Authorization header, and
+  // anything but printable ASCII cannot be sent in it at all.
+  if (typeof token !== 'string' || token === '' || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new SvcClientError('invalid_token', 'the token must be a non-empty string of printable ASCII characters, without whitespace');
   }
   if (isOAuthCredential(tokenKind(token))) {
     throw new SvcClientError('invalid_token', 'OAuth tokens, codes and client credentials are not accepted by the svc REST API');
@@ -200,12 +204,17 @@ function checkTokenShape(token: unknown): void {
 
 function timeout(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) throw new TypeError('svc-webhooks: `timeoutMs` must be a positive number');
-  return value;
+  // AbortSignal.timeout() takes whole milliseconds up to 2^31 - 1; past that it fires at once.
+  if (!Number.isSafeInteger(value) || (value as number) <= 0 || (value as number) > MAX_TIMEOUT_MS) {
+    throw new TypeError(`svc-webhooks: \`timeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+  }
+  return value as number;
 }
 
 function boardPath(boardId: unknown): string {
   if (typeof boardId !== 'string' || boardId.trim() === '') throw new SvcClientError('invalid_board_id', 'the board id is required');
+  // `.` and `..` survive encodeURIComponent and would change the route; spaces around an id are a copying slip.
+  if (boardId === '.' || boardId === '..' || boardId.trim() !== boardId) throw new SvcClientError('invalid_board_id', 'the board id is not a valid id');
   return `/api/boards/${encodeURIComponent(boardId)}/webhook`;
 }
 

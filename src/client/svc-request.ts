@@ -52,7 +52,7 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
     throw transportError(err, request, transport.timeoutMs);
   }
   const where = `${request.method} ${request.path}`;
-  if (response.status < 200 || response.status > 299) throw statusError(response, withoutSent(text, request), where);
+  if (response.status < 200 || response.status > 299) throw statusError(response, text, where, request);
   if (text.trim() === '') return { status: response.status, json: undefined };
   try {
     return { status: response.status, json: JSON.parse(text) as unknown };
@@ -61,15 +61,14 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
   }
 }
 
-/** svc may echo what it was sent in an error: the token and the webhook secret are cut from its text. */
+/**
+ * svc may echo what it was sent in an error: the token and the webhook secret are cut from the text
+ * shown, once it is parsed (a JSON encoder may have escaped them in any of its ways).
+ */
 function withoutSent(text: string, request: SvcRequest): string {
   const sent = [request.token, (request.body as { secret?: unknown } | undefined)?.secret];
   let out = text;
-  for (const value of sent) {
-    if (typeof value !== 'string' || value.length < 8) continue;
-    // Also as JSON would escape it, since the text is parsed after this.
-    for (const form of [value, JSON.stringify(value).slice(1, -1)]) if (out.includes(form)) out = out.split(form).join('[redacted]');
-  }
+  for (const value of sent) if (typeof value === 'string' && value.length >= 8 && out.includes(value)) out = out.split(value).join('[redacted]');
   return out;
 }
 
@@ -84,12 +83,12 @@ function transportError(err: unknown, request: SvcRequest, timeoutMs: number): S
   return new SvcClientError('network_error', `${where}: could not reach svc (${redactSecrets(detail)})`, { cause: err });
 }
 
-function statusError(response: Response, text: string, where: string): SvcClientError {
+function statusError(response: Response, text: string, where: string, request: SvcRequest): SvcClientError {
   const status = response.status;
   if (status >= 300 && status < 400) {
     return new SvcClientError('svc_api_error', `${where}: svc answered with a redirect (${status}); redirects are not followed, check the base url`, { status });
   }
-  const said = svcMessage(text);
+  const said = svcMessage(text, request);
   const suffix = said === undefined ? '' : `: ${said}`;
   if (status === 429) {
     const retryAfter = Number(response.headers.get('retry-after'));
@@ -103,7 +102,7 @@ function statusError(response: Response, text: string, where: string): SvcClient
  * The human text of an svc error body, for display only (the spec's error body shape is not
  * shown and its text is not to be relied on). Redacted and shortened.
  */
-function svcMessage(text: string): string | undefined {
+function svcMessage(text: string, request: SvcRequest): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -120,6 +119,6 @@ function svcMessage(text: string): string | undefined {
   };
   const said = pick(body);
   if (said === undefined) return undefined;
-  const clean = redactSecrets(said).replace(/\s+/g, ' ');
+  const clean = redactSecrets(withoutSent(said, request)).replace(/\s+/g, ' ');
   return clean.length > MAX_MESSAGE ? `${clean.slice(0, MAX_MESSAGE)}…` : clean;
 }

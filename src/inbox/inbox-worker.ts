@@ -2,7 +2,7 @@ import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
-import { SvcWebhookError } from '../errors';
+import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
 import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
@@ -125,7 +125,9 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const final = attempt >= (job.opts.attempts ?? 1);
     const outcome: QueueOutcome = ended.state === 'succeeded' ? 'processed' : final ? 'dead' : 'retried';
-    trace?.end(outcome, ended.state === 'failed' ? 'handler_failed' : undefined);
+    // An abandoned run is told apart from a handler that failed, as in direct mode.
+    const code = ended.state !== 'failed' ? undefined : isSvcWebhookError(ended.error) && ended.error.code === 'handler_timeout' ? 'handler_timeout' : 'handler_failed';
+    trace?.end(outcome, code);
     // Past this point the handlers have run: nothing here may fail the job, or they would run again.
     if (placed && data.ordered === true) {
       try {
@@ -152,7 +154,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
         kind: data.kind,
         outcome: failed ? 'rejected' : 'handled',
         status: failed ? 500 : 200,
-        ...(failed ? { code: 'handler_failed' } : {}),
+        ...(code === undefined ? {} : { code }),
         durationMs,
         receivedAt: data.receivedAt,
         verified: true,

@@ -80,11 +80,12 @@ export class BoardSequenceTracker {
     }
     if (sequence > state.highest) {
       if (sequence > state.highest + 1) state.gaps.push({ from: state.highest + 1, to: sequence - 1 });
-      if (state.gaps.length > this.maxGaps) state.gaps.shift();
       state.highest = sequence;
     } else {
       fill(state.gaps, sequence);
     }
+    // A new gap, or one split in two by a number from its middle: the oldest is given up on.
+    if (state.gaps.length > this.maxGaps) state.gaps.shift();
     return this.gaps(boardId);
   }
 

@@ -43,6 +43,12 @@ describe('the CLI facing a hostile or careless svc', () => {
     const result = await runCli(['version'], { env: base, fetch: svc.fetch });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    // Field names and nested values come from svc too: C1 controls and bidirectional overrides survive JSON.
+    const fields = answering(200, { url: 'https://hooks.example.com/x', 'x\u001b]0;owned\u0007\u001b[2J': 'y', nested: { note: 'a\u009b31mb\u202ec' } });
+    const shown = await runCli(['board-webhook', 'get', '--board', BOARD], { env: base, fetch: fields.fetch });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('nested');
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     const failing = answering(500, { message: 'oops\u001b[31m red' });
     const error = await runCli(['board-webhook', 'get', '--board', BOARD], { env: base, fetch: failing.fetch });
     expect(error.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);

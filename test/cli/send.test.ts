@@ -232,6 +232,10 @@ describe('svc-webhooks send', () => {
       ['an ftp url', ['send', 'ping', '--url', 'ftp://example.com', '--secret', BOARD_SECRET], 'http(s) URL'],
       ['an unknown option', ['send', 'ping', '--urll', url], 'unknown option --urll'],
       ['two sources', ['send', 'ping', 'task.created', '--url', url, '--secret', BOARD_SECRET], 'one example name'],
+      ['a fractional --timeout', ['send', 'ping', '--timeout', '2.5', '--url', url, '--secret', BOARD_SECRET], '--timeout must be a whole number of milliseconds from 1 to 2147483647'],
+      ['a --timeout longer than a timer holds', ['send', 'ping', '--timeout', '3000000000', '--url', url, '--secret', BOARD_SECRET], '--timeout must be a whole number'],
+      ['a url with a user and password', ['send', 'ping', '--url', 'http://user:hunter2-password@127.0.0.1:9/x', '--secret', BOARD_SECRET], '--url must not carry a user name or password'],
+      ['a value for an on/off option', ['send', 'ping', '--retry=yes', '--url', url, '--secret', BOARD_SECRET], '--retry takes no value'],
     ])('for %s', async (_case, args, message) => {
       const result = await runCli(args);
       expect(result.code).toBe(2);

@@ -224,4 +224,37 @@ describe('SvcClient input checks', () => {
   it('refuses the caller token as a board webhook secret', async () => {
     await expect(client.setBoardWebhook('b', { url: HOOK_URL, secret: 'person-token-0123456789' })).rejects.toMatchObject({ code: 'invalid_secret' });
   });
+
+  it('refuses a token that cannot go in an Authorization header (not printable ASCII) as invalid_token, before sending', () => {
+    for (const token of ['person-tokén-0123456789', 'person-token-0123456789\u2028', 'person\u00a0token-0123456789']) {
+      expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', token })).toThrow(expect.objectContaining({ code: 'invalid_token' }));
+    }
+  });
+
+  it('refuses a base URL ending in an empty query or fragment, which the routes would follow', () => {
+    for (const baseUrl of ['https://acme.example.com/?', 'https://acme.example.com/#', 'https://acme.example.com/svc?#']) {
+      expect(() => new SvcClient({ baseUrl, token: 'person-token-0123456789' })).toThrow(expect.objectContaining({ code: 'invalid_base_url' }));
+    }
+  });
+
+  it('refuses board ids that would change the route (".", "..") or carry spaces around them', async () => {
+    for (const id of ['.', '..', ' b1', 'b1 ']) await expect(client.getBoardWebhook(id)).rejects.toMatchObject({ code: 'invalid_board_id' });
+  });
+
+  it('takes a timeout in whole milliseconds a timer can hold, and refuses others at construction', () => {
+    expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', timeoutMs: 2_147_483_647 })).not.toThrow();
+    for (const timeoutMs of [1500.5, 2_147_483_648, 0, -1, Number.NaN]) {
+      expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', timeoutMs })).toThrow(/whole number of milliseconds from 1 to 2147483647/);
+    }
+  });
+
+  it('cuts the secret from svc\'s error message however its JSON encoder escaped it (\\u forms)', async () => {
+    const secret = 'webhook-secret-é<&>-0123456789abcdef';
+    const escaped = `bad secret ${secret}`.replace(/[^\x20-\x7e]|[<&>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const echo = (async () => new Response(`{"message":"${escaped}"}`, { status: 400 })) as typeof fetch;
+    const echoing = new SvcClient({ baseUrl: 'https://acme.example.com', token: 'person-token-0123456789', fetch: echo });
+    const error = await failure(echoing.setBoardWebhook('b1', { url: HOOK_URL, secret }));
+    expect(error.message).toContain('bad secret [redacted]');
+    expect(error.message).not.toContain(secret);
+  });
 });

@@ -79,4 +79,12 @@ describe('the delivery inspector as an attacker reaches it', () => {
     const listed = await get('/inspector/deliveries', 'localhost');
     expect(listed.text.length).toBeLessThan(MAX_BACKLOG_BYTES + 4096);
   });
+
+  it('counts that bound in bytes as sent, for text beyond ASCII too', async () => {
+    const wide = { text: '€'.repeat(20 * 1024) }; // 60 KB of UTF-8 in 20 K characters
+    for (let i = 0; i < 40; i++) inspector.add({ webhook: 'board', deliveryId: `w-${i}`, outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: wide });
+    const first = await get('/inspector/events', 'localhost');
+    expect(Buffer.byteLength(first.text)).toBeLessThan(MAX_BACKLOG_BYTES + 4096);
+    expect((JSON.parse(/data: (.*)\n/.exec(first.text)![1]!) as { truncated: boolean }).truncated).toBe(true);
+  });
 });

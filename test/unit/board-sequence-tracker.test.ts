@@ -70,5 +70,15 @@ describe('board sequence tracker', () => {
       { from: 10, to: 10 },
     ]);
   });
+
+  it('keeps at most maxGaps when late numbers split a gap in two, giving up on the oldest', () => {
+    const tracker = boardSequenceTracker({ maxGaps: 3 });
+    for (const seq of [1, 10, 4, 6, 8]) tracker.observe(ev(seq));
+    expect(tracker.gaps(board.id)).toEqual([
+      { from: 5, to: 5 },
+      { from: 7, to: 7 },
+      { from: 9, to: 9 },
+    ]);
+  });
 });
 

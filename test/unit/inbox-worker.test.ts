@@ -344,7 +344,8 @@ describe('inbox worker', () => {
       jest.spyOn(performance, 'now').mockReturnValueOnce(50).mockReturnValueOnce(53.5);
       await process(fakeJob(data, { attemptsMade: 1, attempts: 4 }));
       await flush();
-      expect(records).toEqual([{ webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', outcome: 'handled', status: 200, durationMs: 3.5, receivedAt: RECEIVED_AT, verified: true, queue: 'processed', attempt: 2 }]);
+      // No code at all for a processed delivery, not even an undefined one.
+      expect(records).toStrictEqual([{ webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', outcome: 'handled', status: 200, durationMs: 3.5, receivedAt: RECEIVED_AT, verified: true, queue: 'processed', attempt: 2 }]);
     });
 
     describe('when a handler fails', () => {
@@ -419,13 +420,16 @@ describe('inbox worker', () => {
         ]);
       });
 
-      it('fails the job without running a handler when its body no longer parses', async () => {
+      it('fails the job without running a handler when its body no longer parses (a failure, not a timeout, in its record)', async () => {
         const handler = jest.fn();
-        const { process, log } = boardWorker({ handler });
+        const records: DeliveryRecord[] = [];
+        const { process, log } = boardWorker({ handler, listeners: [(r) => void records.push(r)] });
         const err = await failure(process(fakeJob({ ...plainJobData(), body: '{"id": ' })));
         expect(err.code).toBe('invalid_json');
         expect(handler).not.toHaveBeenCalled();
         expect(at(log.lines, 40)).toMatchObject([{ queue: 'retried', err: { code: 'invalid_json' } }]);
+        await flush();
+        expect(records).toMatchObject([{ outcome: 'rejected', code: 'handler_failed' }]);
       });
 
       it('fails the job without running a handler when the body is no longer a delivery', async () => {
@@ -588,10 +592,12 @@ describe('inbox worker', () => {
   });
 
   describe('handlers that do not settle', () => {
-    it('fails the attempt with handler_timeout past abandonAfter, and tells the handlers through ctx.signal', async () => {
+    it('fails the attempt with handler_timeout past abandonAfter (its record says so), and tells the handlers through ctx.signal', async () => {
       let ctx: any;
       let finish!: () => void;
+      const records: DeliveryRecord[] = [];
       const { process, log } = boardWorker({
+        listeners: [(r) => void records.push(r)],
         options: { timeout: 1, abandonAfter: 2 },
         handler: (_e, c) => {
           ctx = c;
@@ -603,9 +609,24 @@ describe('inbox worker', () => {
       expect(err.code).toBe('handler_timeout');
       expect(ctx.signal.aborted).toBe(true);
       expect(at(log.lines, 40)).toMatchObject([{ queue: 'retried', err: { code: 'handler_timeout' } }]);
+      await flush();
+      expect(records).toMatchObject([{ outcome: 'rejected', code: 'handler_timeout', queue: 'retried' }]);
       finish();
       await flush();
       expect(at(log.lines, 40)[1]).toMatchObject({ deliveryId: data.deliveryId, kind: 'task.created', state: 'succeeded' });
+    });
+
+    it('labels a handler that throws an error of its own with code handler_timeout as handler_failed: only an abandoned run is a timeout', async () => {
+      const records: DeliveryRecord[] = [];
+      const { process } = boardWorker({
+        listeners: [(r) => void records.push(r)],
+        handler: () => {
+          throw Object.assign(new Error('upstream timed out'), { code: 'handler_timeout' });
+        },
+      });
+      await failure(process(fakeJob(plainJobData())));
+      await flush();
+      expect(records).toMatchObject([{ outcome: 'rejected', code: 'handler_failed' }]);
     });
   });
 

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SvcWebhookError, verifyBoardDelivery, verifyBotDelivery, type ErrorCode, type VerifiedBoardDelivery } from '../../src';
+import { SvcWebhookError, verifyBoardDelivery, verifyBotDelivery, type BoardUnknownEvent, type ErrorCode, type VerifiedBoardDelivery } from '../../src';
 import { boardEvent, botSignature, botUpdate, signBoardEvent, signBotUpdate } from '../../src/testing';
 
 const secret = 'standalone-secret-0123456789';
@@ -52,9 +52,14 @@ describe('verifyBoardDelivery', () => {
     expect(narrow(verifyBoardDelivery(boardInput(boardEvent('task.created', { task: { title: 'T' } }))))).toBe('T');
   });
 
-  it('a type this version does not know is verified, with known: false', () => {
+  it('a type this version does not know is verified, with known: false and its event typed as the exported BoardUnknownEvent', () => {
     const event = { ...boardEvent('ping'), type: 'board.renamed' };
-    expect(verifyBoardDelivery(boardInput(event))).toMatchObject({ known: false, type: 'board.renamed', deliveryId: event.id });
+    const verified = verifyBoardDelivery(boardInput(event));
+    expect(verified).toMatchObject({ known: false, type: 'board.renamed', deliveryId: event.id });
+    if (!verified.known) {
+      const unknown: BoardUnknownEvent = verified.event;
+      expect(unknown.type).toBe('board.renamed');
+    }
   });
 
   describe('takes the body as', () => {

@@ -4,7 +4,7 @@ import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
 import { loadDelivery, type Delivery } from '../load-delivery';
-import { oneOf, parseOptions, positiveNumber } from '../parse-options';
+import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome } from '../post-delivery';
 import { startProgress } from '../progress';
 import { requiredSecret } from '../read-input';
@@ -67,6 +67,8 @@ function checkUrl(url: string | undefined): string {
     throw usageError('--url must be an absolute http(s) URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw usageError('--url must be an absolute http(s) URL');
+  // fetch refuses such a URL on every attempt, and its error would show the password.
+  if (parsed.username !== '' || parsed.password !== '') throw usageError('--url must not carry a user name or password');
   return url;
 }
 
@@ -122,7 +124,7 @@ export const sendCommand: Command = {
     if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
     const fast = positiveNumber(values.fast, '--fast') ?? 1;
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
-    const timeoutMs = positiveNumber(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
+    const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
     const delivery = loadDelivery(io, positionals[0]!, { webhook: oneOf(values.webhook, ['board', 'bot'] as const, '--webhook'), fresh: values.fresh === true });
     io.stdout.write(`POST ${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}\n`);
     return deliver(io, url, delivery, secret, values.retry === true, fast, timeoutMs);
