@@ -30,6 +30,8 @@ export interface SecretSources {
 export function optionalSecret(io: CliIo, sources: SecretSources): string | undefined {
   if (sources.value !== undefined && sources.file !== undefined) throw usageError('give either --secret or --secret-file, not both');
   const secret = sources.value ?? (sources.file === undefined ? undefined : secretFromFile(io, sources.file, 'secret file'));
+  // An empty file (or --secret=) is a mistake, not a request for no secret: svc would generate one.
+  if (secret === '') throw usageError(`the webhook secret ${sources.value === undefined ? `in ${sources.file}` : 'given'} is empty`);
   if (secret !== undefined) return held(io, secret);
   const fromEnv = sources.envName === undefined ? undefined : io.env[sources.envName];
   return fromEnv === undefined || fromEnv === '' ? undefined : held(io, fromEnv);

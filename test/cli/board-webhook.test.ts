@@ -3,7 +3,7 @@ import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
 import { silentLogger } from '../../src/testing';
 import { startMockSvc, type MockSvc } from '../support/mock-svc-server';
 import { listen } from './listen';
-import { expectOneLine, runCli, spawnCli } from './run-cli';
+import { expectOneLine, runCli, spawnCli, tempFiles } from './run-cli';
 
 const HOOK_URL = 'https://hooks.example.com/webhooks/board';
 const SECRET = 'board-webhook-secret-0123456789';
@@ -57,6 +57,26 @@ describe('svc-webhooks board-webhook', () => {
       expect(result.stdout).not.toContain('secret generated');
       expect(result.stdout).not.toContain(SECRET);
       expect(svc.boardWebhook()!.secret).toBe(SECRET);
+    });
+
+    it('takes the secret from SVC_WEBHOOK_SECRET when no option gives one, as send and verify do', async () => {
+      const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('secret generated');
+      expect(svc.boardWebhook()!.secret).toBe(SECRET);
+    });
+
+    it('refuses an empty secret file instead of letting svc generate a secret (exit 2)', async () => {
+      const files = tempFiles({ 'empty.txt': '\n' });
+      try {
+        const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret-file', files.path('empty.txt')], { env });
+        expect(result.code).toBe(2);
+        expectOneLine(result.stderr);
+        expect(result.stderr).toContain('is empty');
+        expect(svc.requests).toHaveLength(0);
+      } finally {
+        files.cleanup();
+      }
     });
 
     it('puts the generated secret in --json output', async () => {

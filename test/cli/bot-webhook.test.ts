@@ -53,6 +53,12 @@ describe('svc-webhooks bot-webhook', () => {
       }
     });
 
+    it('takes the secret from SVC_WEBHOOK_SECRET when no option gives one', async () => {
+      const result = await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
+      expect(result.code).toBe(0);
+      expect(svc.botWebhook()?.secret).toBe(SECRET);
+    });
+
     describe('refuses locally, before anything is sent (exit 2)', () => {
       it.each([
         ['an http url', ['--url', 'http://bot.example.com/hook', '--secret', SECRET], 'must use https://'],

@@ -14,7 +14,8 @@ person with MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace
 only in the Authorization header; it is never accepted on the command line.
 
   set      register (or replace, or re-enable) the webhook: --url, and --secret-file
-           or none: then svc generates a secret, which is printed this once only
+           (or SVC_WEBHOOK_SECRET), or none: then svc generates a secret, which is
+           printed this once only
   get      print the webhook's state
   delete   remove the webhook; svc marks its queue failed
   ping     have svc send a ping event now and report your receiver's answer
@@ -26,6 +27,7 @@ Options:
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set: read the webhook secret (16 to 256 characters) from a file
+                         (or set SVC_WEBHOOK_SECRET)
   --secret <secret>      set: the secret on the command line; avoid it for real secrets,
                          as it stays in shell history and process lists
   --json                 print the answer as JSON
@@ -62,7 +64,7 @@ export const boardWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('board-webhook set needs --url <https url>');
-      const secret = optionalSecret(io, { value: values.secret, file: values['secret-file'] });
+      const secret = optionalSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
       if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });

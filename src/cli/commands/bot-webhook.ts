@@ -13,6 +13,7 @@ The bot token is read from SVC_BOT_TOKEN or --token-file, and sent only in the
 Authorization header; it is never accepted on the command line.
 
   set      register (or replace, or re-enable) the webhook: --url and --secret-file
+           (or SVC_WEBHOOK_SECRET)
   get      print the webhook's state
   delete   remove the webhook; svc drops its queue
 
@@ -21,7 +22,7 @@ Options:
   --token-file <file>    read the bot token from a file (default: SVC_BOT_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set: read the webhook secret (16 to 256 characters, not the bot
-                         token) from a file
+                         token) from a file (or set SVC_WEBHOOK_SECRET)
   --secret <secret>      set: the secret on the command line; avoid it for real secrets,
                          as it stays in shell history and process lists
   --json                 print the state as JSON
@@ -50,7 +51,7 @@ export const botWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('bot-webhook set needs --url <https url>');
-      const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'] });
+      const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       const state = await withProgress(io, 'setting the bot webhook', () => client.setBotWebhook({ url: values.url!, secret }));
       io.stdout.write(json ? `${JSON.stringify(withoutCredentials(state), null, 2)}\n` : `bot webhook set${who}:\n${formatFields(state)}`);
       return 0;
