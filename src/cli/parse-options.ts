@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { MAX_TIMEOUT_MS } from '../client/svc-client';
+import { isTimerDelay, MAX_TIMEOUT_MS } from '../client/svc-client';
 import { usageError } from './cli-error';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -64,8 +64,9 @@ export function oneOf<T extends string>(value: string | undefined, allowed: read
 /** A timeout: whole milliseconds, at most what a timer takes (a longer one would fire at once). */
 export function wholeMilliseconds(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^\s*\d+\s*$/.test(value) || n < 1 || n > MAX_TIMEOUT_MS) throw usageError(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+  // Digits only: Number() would also take "1e3", "0x10" and an empty text.
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!isTimerDelay(n)) throw usageError(`${name} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
   return n;
 }
 

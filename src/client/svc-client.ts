@@ -23,7 +23,7 @@ export interface SvcClientOptions {
    * MANAGE_BOARD and MANAGE_INTEGRATIONS for the board webhook routes. Not needed for `version()`.
    */
   token?: string;
-  /** Per-call deadline in ms. Default 30000 (a ping waits for your receiver, up to 10 s). */
+  /** Per-call deadline in whole ms, at most 2147483647. Default 30000 (a ping waits for your receiver, up to 10 s). */
   timeoutMs?: number;
   /** A fetch implementation; default the global fetch of Node 20. */
   fetch?: typeof fetch;
@@ -37,6 +37,14 @@ export interface SvcClientOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The longest timeout a timer takes (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/**
+ * Whether `value` is a deadline a timer keeps: AbortSignal.timeout() takes whole milliseconds up
+ * to MAX_TIMEOUT_MS, throws on a fraction and fires at once past the bound.
+ */
+export function isTimerDelay(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_TIMEOUT_MS;
+}
 
 /**
  * A typed client for svc's webhook setup routes and GET /api/version. The token is kept in a
@@ -204,11 +212,8 @@ function checkTokenShape(token: unknown): void {
 
 function timeout(value: unknown): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  // AbortSignal.timeout() takes whole milliseconds up to 2^31 - 1; past that it fires at once.
-  if (!Number.isSafeInteger(value) || (value as number) <= 0 || (value as number) > MAX_TIMEOUT_MS) {
-    throw new TypeError(`svc-webhooks: \`timeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
-  }
-  return value as number;
+  if (!isTimerDelay(value)) throw new TypeError(`svc-webhooks: \`timeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
+  return value;
 }
 
 function boardPath(boardId: unknown): string {

@@ -13,7 +13,6 @@ import { readBotSignature, verifyBotSignature } from '../verify/verify-signature
 import { canonicalDeliveryId } from './delivery-id';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
-import type { RequestFacts } from './request-access';
 
 /**
  * A bot update older than this is refused: its id may already be forgotten by the de-dup store,

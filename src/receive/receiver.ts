@@ -30,12 +30,12 @@ export interface Outcome {
   readonly closeConnection?: boolean;
 }
 
-type Result<D extends Delivery = Delivery> =
-  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: D }
+type Result =
+  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
   | {
       readonly state: 'rejected';
       readonly error: SvcWebhookError;
-      readonly delivery?: D;
+      readonly delivery?: Delivery;
       readonly received?: Received;
       /** With a resolver: the verifying board's secrets, taken before the handlers ran (one may forget or rotate them). */
       readonly hidden?: readonly string[];
@@ -135,7 +135,7 @@ export class Receiver<S, D extends Delivery> {
     if (--this.inFlight === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
   }
 
-  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result<D>> {
+  private async process<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, now: number, detach: () => void, trace: DeliveryTrace | undefined): Promise<Result> {
     const { protocol, settings } = this;
     let delivery: D | undefined;
     let body: Buffer | undefined;
@@ -290,7 +290,7 @@ export class Receiver<S, D extends Delivery> {
     return Math.max(1, Math.ceil(this.settings.timeoutMs / 1000));
   }
 
-  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result<D>, trace: DeliveryTrace | undefined): Outcome {
+  private finish<R>(req: R, access: RequestAccess<R>, request: RequestFacts, started: number, receivedAt: number, result: Result, trace: DeliveryTrace | undefined): Outcome {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const delivery = result.delivery;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: result.state, durationMs, queue: this.handoff === undefined ? undefined : queueOutcome(result.state) };
