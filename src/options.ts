@@ -63,6 +63,8 @@ export type SecretSource = { readonly keys: readonly KeyObject[]; readonly looku
 
 export interface Settings {
   readonly secrets: SecretSource;
+  /** The configured secret values (none with a resolver): what leaves other than through the logger is scrubbed of them. */
+  readonly fixedSecrets: readonly string[];
   readonly path: string;
   readonly pattern: PathPattern;
   readonly now: () => number;
@@ -155,6 +157,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   const now = options.now ?? Date.now;
   return {
     secrets: secretSource(options, webhook, pattern, logger, now),
+    fixedSecrets,
     path: pattern.path,
     pattern,
     now,

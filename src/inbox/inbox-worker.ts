@@ -52,6 +52,8 @@ interface WorkerParts<S, D extends Delivery> {
   readonly protocol: Protocol<S, D>;
   readonly jobs: WebhookJobs<S, D>;
   readonly logger: Logger;
+  /** The webhook's configured secrets: a handler's error recorded on a span is scrubbed of them. */
+  readonly fixedSecrets: readonly string[];
   readonly listeners: readonly DeliveryListener[];
   /**
    * The webhook's `abandonAfter`: no sender waits on a worker, but a run that never settles would
@@ -64,7 +66,7 @@ interface WorkerParts<S, D extends Delivery> {
 
 /** Runs the handlers of one webhook's inbox: `board.work()` / `bot.work()`. */
 export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, options: WorkOptions = {}): InboxWorker {
-  const { inbox, protocol, jobs, logger, listeners, abandonAfterMs, lookup } = parts;
+  const { inbox, protocol, jobs, logger, fixedSecrets, listeners, abandonAfterMs, lookup } = parts;
   const settings = workSettings(options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
@@ -77,7 +79,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   const boardTtlMs = Math.max(DEFAULT_RETENTION_MS, inbox.retryForMs + inbox.gapWaitMs);
   const order = new BoardOrder(connection, `${inbox.prefix}:${protocol.webhook}:`, inbox.gapWaitMs, boardTtlMs);
   const running = new Set<DeliveryScope>();
-  const telemetry = new DeliveryTelemetry(protocol.webhook);
+  const telemetry = new DeliveryTelemetry(protocol.webhook, fixedSecrets);
   // The failures this worker's handlers caused, already logged and recorded by the processor.
   const ownFailures = new WeakSet<Error>();
 
@@ -194,7 +196,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
       running.add(ctx);
       const scope = ctx;
       const calls = protocol.calls(delivery, ctx);
-      const result = runHandlers(trace === undefined ? calls : trace.handlers(calls), abandonAfterMs, () => DeliveryScope.abort(scope));
+      const result = runHandlers(trace === undefined ? calls : trace.handlers(calls, hidden), abandonAfterMs, () => DeliveryScope.abort(scope));
       const run = isThenable<RunResult>(result) ? await result : result;
       if (run.state !== 'timed_out') return run;
       // The run goes on unwatched; the delivery is retried like any failure (and may then run beside it).

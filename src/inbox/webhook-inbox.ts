@@ -24,7 +24,7 @@ export function webhookInbox<S, D extends Delivery>(config: Settings, protocol: 
     handoff: producer?.handoff,
     work(options) {
       if (inbox === undefined || jobs === undefined) throw new TypeError('svc-webhooks: work() needs the `inbox` option: the handlers run in the request otherwise');
-      return startWorker({ inbox, protocol, jobs, logger: config.logger, listeners, abandonAfterMs: config.abandonAfterMs, lookup: config.secrets.lookup }, options);
+      return startWorker({ inbox, protocol, jobs, logger: config.logger, fixedSecrets: config.fixedSecrets, listeners, abandonAfterMs: config.abandonAfterMs, lookup: config.secrets.lookup }, options);
     },
     close: () => producer?.close() ?? Promise.resolve(),
   };

@@ -14,6 +14,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { boardEventTypes } from '../generated/board-types';
 import { botEventKinds } from '../generated/bot-types';
+import { NO_SECRETS, textScrubber } from '../internal/log-redaction';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import type { HandlerCall } from '../route/run-handlers';
@@ -121,7 +122,11 @@ export interface DeliveryEnd {
 export class DeliveryTelemetry {
   private readonly otel: Api | null;
 
-  constructor(private readonly webhook: Webhook) {
+  /** `secrets`: the webhook's configured secrets, which a handler's error recorded on a span must not show. */
+  constructor(
+    private readonly webhook: Webhook,
+    private readonly secrets: readonly string[] = NO_SECRETS,
+  ) {
     this.otel = loadApi();
   }
 
@@ -132,7 +137,7 @@ export class DeliveryTelemetry {
     const tracer = tracerOf(otel);
     const instruments = instrumentsOf(otel);
     if (tracer === undefined && instruments === undefined) return undefined;
-    return new DeliveryTrace(otel, this.webhook, tracer, instruments);
+    return new DeliveryTrace(otel, this.webhook, tracer, instruments, this.secrets);
   }
 
   /**
@@ -143,7 +148,7 @@ export class DeliveryTelemetry {
     const otel = this.otel;
     if (otel === null || (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return undefined;
     const tracer = tracerOf(otel);
-    return tracer === undefined ? undefined : new ProcessTrace(otel, this.webhook, tracer, attempt);
+    return tracer === undefined ? undefined : new ProcessTrace(otel, this.webhook, tracer, attempt, this.secrets);
   }
 }
 
@@ -175,6 +180,7 @@ export class DeliveryTrace {
     private readonly webhook: Webhook,
     private readonly tracer: OtelApi.Tracer | undefined,
     private readonly instruments: Instruments | undefined,
+    private readonly secrets: readonly string[],
   ) {
     if (tracer === undefined) return;
     // The parent is whatever is active: an HTTP server span when the application instruments HTTP.
@@ -202,11 +208,14 @@ export class DeliveryTrace {
     return state === undefined || state === '' ? { traceparent } : { traceparent, tracestate: state };
   }
 
-  /** Each handler call runs in a child span of the delivery's, which ends when the handler settles. */
-  handlers(calls: HandlerCall[], deliveryId: string, kind: string): HandlerCall[] {
+  /**
+   * Each handler call runs in a child span of the delivery's, which ends when the handler settles.
+   * `hidden`: the secrets of the board (bot) that verified the delivery, with a secret resolver.
+   */
+  handlers(calls: HandlerCall[], deliveryId: string, kind: string, hidden: readonly string[]): HandlerCall[] {
     const { tracer, context: parent } = this;
     if (tracer === undefined || parent === undefined) return calls;
-    return handlerSpans(this.otel, tracer, parent, this.webhook, calls, deliveryId, kind);
+    return handlerSpans(this.otel, tracer, parent, this.webhook, calls, { deliveryId, kind, secrets: [...this.secrets, ...hidden] });
   }
 
   /** Ends the delivery span and records the metric points; a telemetry fault never changes the answer. */
@@ -257,6 +266,7 @@ export class ProcessTrace {
     private readonly webhook: Webhook,
     private readonly tracer: OtelApi.Tracer,
     private readonly attempt: ProcessAttempt,
+    private readonly secrets: readonly string[],
   ) {
     const received = spanContextOf(otel, attempt.receivedIn);
     const parent = otel.context.active();
@@ -277,8 +287,9 @@ export class ProcessTrace {
     this.context = otel.trace.setSpan(parent, this.span);
   }
 
-  handlers(calls: HandlerCall[]): HandlerCall[] {
-    return handlerSpans(this.otel, this.tracer, this.context, this.webhook, calls, this.attempt.deliveryId, this.attempt.kind);
+  /** `hidden`: the secrets of the board (bot) that verified the delivery, with a secret resolver. */
+  handlers(calls: HandlerCall[], hidden: readonly string[]): HandlerCall[] {
+    return handlerSpans(this.otel, this.tracer, this.context, this.webhook, calls, { deliveryId: this.attempt.deliveryId, kind: this.attempt.kind, secrets: [...this.secrets, ...hidden] });
   }
 
   /** Ends the span with the attempt's outcome (`processed`, `retried`, `dead`) and, when it failed, the error code. */
@@ -317,8 +328,15 @@ function spanContextOf(otel: Api, carrier: TraceCarrier | undefined): OtelApi.Sp
   return otel.trace.isSpanContextValid(context) ? context : undefined;
 }
 
+/** The delivery a handler span belongs to, and the secrets its recorded errors must not show. */
+interface HandlerSpanOf {
+  readonly deliveryId: string;
+  readonly kind: string;
+  readonly secrets: readonly string[];
+}
+
 /** Wraps each handler call in a child span of `parent`, ended when the handler settles. */
-function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context, webhook: Webhook, calls: HandlerCall[], deliveryId: string, kind: string): HandlerCall[] {
+function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context, webhook: Webhook, calls: HandlerCall[], { deliveryId, kind, secrets }: HandlerSpanOf): HandlerCall[] {
   return calls.map((call, index) => () => {
     const span = tracer.startSpan(
       SPAN_HANDLER,
@@ -336,7 +354,7 @@ function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context
     try {
       result = otel.context.with(otel.trace.setSpan(parent, span), call);
     } catch (err) {
-      failed(otel, span, err);
+      failed(otel, span, err, secrets);
       throw err;
     }
     if (!isThenable(result)) {
@@ -349,18 +367,24 @@ function handlerSpans(otel: Api, tracer: OtelApi.Tracer, parent: OtelApi.Context
         return value;
       },
       (err: unknown) => {
-        failed(otel, span, err);
+        failed(otel, span, err, secrets);
         throw err;
       },
     );
   });
 }
 
-/** Records what a handler threw on its span, read through a safe copy: the value may be hostile. */
-function failed(otel: Api, span: OtelApi.Span, err: unknown): void {
+/**
+ * Records what a handler threw on its span, read through a safe copy (the value may be hostile),
+ * its texts scrubbed as a log line's are: a span leaves the process as a log line does.
+ */
+function failed(otel: Api, span: OtelApi.Span, err: unknown, secrets: readonly string[]): void {
   const safe = safeError(err);
-  span.recordException(safe);
+  const scrub = textScrubber(secrets);
+  const message = scrub(safe.message);
+  const code = (safe as { code?: unknown }).code;
+  span.recordException({ name: safe.name, message, ...(safe.stack === undefined ? {} : { stack: scrub(safe.stack) }), ...(typeof code === 'string' ? { code: scrub(code) } : {}) });
   span.setAttribute('error.type', safe.name);
-  span.setStatus({ code: otel.SpanStatusCode.ERROR, message: safe.message });
+  span.setStatus({ code: otel.SpanStatusCode.ERROR, message });
   span.end();
 }

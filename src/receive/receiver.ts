@@ -89,7 +89,7 @@ export class Receiver<S, D extends Delivery> {
   ) {
     validatorFor(protocol.schema); // compile at setup, not on the first delivery
     this.refusals = new RefusalLog(settings.logger, settings.now);
-    this.telemetry = new DeliveryTelemetry(protocol.webhook);
+    this.telemetry = new DeliveryTelemetry(protocol.webhook, settings.fixedSecrets);
   }
 
   /** The path the webhook answers when mounted without a router. */
@@ -184,7 +184,7 @@ export class Receiver<S, D extends Delivery> {
       DeliveryScope.dropFromLog(ctx, hidden);
       const own = protocol.calls(delivery, ctx);
       DeliveryScope.bindClaim(ctx, { store: settings.store, token: claim.token, handlers: own.length });
-      const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind);
+      const calls = trace === undefined ? own : trace.handlers(own, delivery.id, delivery.kind, hidden);
       // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
       const deadlineMs = Math.max(1, settings.timeoutMs - (performance.now() - started));
       const running = runHandlers(calls, deadlineMs, () => DeliveryScope.abort(ctx));

@@ -13,6 +13,10 @@ import { silentLogger } from '../support/apps';
 import { post } from '../support/post';
 import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot } from '../support/sign';
 
+const BOARD_B_SECRET = 'the-secret-of-board-b-0123456789';
+const LEAKED_SIGNATURE = `v1=${'ab'.repeat(32)}`;
+const LEAKED_TOKEN = 'svc_bot_AAAAAAAAAAAAAAAAAAAAAAAA';
+
 class CollectOnDemand extends MetricReader {
   protected override async onShutdown(): Promise<void> {}
   protected override async onForceFlush(): Promise<void> {}
@@ -101,12 +105,20 @@ describe('OpenTelemetry', () => {
         await new Promise((r) => setTimeout(r, 5));
         throw new TypeError('the task was not found');
       })
+      .on('task.restored', () => {
+        // A handler's error may quote what it should not: the secret, a signature, a token.
+        throw new Error(`cannot restore: secret ${BOARD_SECRET}, signature ${LEAKED_SIGNATURE}, token ${LEAKED_TOKEN}`);
+      })
       .on('task.archived', () => {
         // Reading anything of this throws: recording it on the span must not.
         throw new Proxy({}, { get: () => { throw new Error('hostile'); }, getPrototypeOf: () => { throw new Error('hostile'); } });
       })
       .onAny(() => undefined);
     const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).on('messageCreate', () => undefined);
+    // Boards bound each to its own secret: the board's secret is known only once its delivery verified.
+    const resolved = svcBoardWebhook({ path: '/webhooks/boards', secret: () => BOARD_B_SECRET, logger: silentLogger }).on('task.restored', () => {
+      throw new Error(`cannot restore with ${BOARD_B_SECRET}`);
+    });
     // An HTTP server span around the middleware, as HTTP instrumentation would start.
     const app = express()
       .use((_req, _res, next) => {
@@ -115,7 +127,8 @@ describe('OpenTelemetry', () => {
         context.with(trace.setSpan(context.active(), server), next);
       })
       .use(board)
-      .use(bot);
+      .use(bot)
+      .use(resolved);
     let serverSpan: Span | undefined;
 
     beforeAll(register);
@@ -169,6 +182,28 @@ describe('OpenTelemetry', () => {
       expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the task was not found' });
       expect(failed.attributes['error.type']).toBe('TypeError');
       expect(failed.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([['exception', 'TypeError', 'the task was not found']]);
+    });
+
+    it('records a handler\'s error without the webhook\'s secret, a signature or a token in it, as its log lines do', async () => {
+      const event = fixture('board', 'task.restored');
+      expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(500);
+
+      const failed = handlerSpansUnder(receiveSpanOf(event.id))[0]!;
+      const expected = `cannot restore: secret [Redacted], signature v1=[Redacted], token svc_bot_…[redacted]`;
+      expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: expected });
+      expect(failed.events[0]!.attributes?.['exception.message']).toBe(expected);
+      expect(failed.events[0]!.attributes?.['exception.stacktrace']).toMatch(/^Error: cannot restore: secret \[Redacted\], signature v1=\[Redacted\], token svc_bot_…\[redacted\]\n\s+at /);
+      const recorded = JSON.stringify([failed.status, failed.attributes, failed.events]);
+      for (const leaked of [BOARD_SECRET, LEAKED_SIGNATURE.slice(3), LEAKED_TOKEN.slice('svc_bot_'.length)]) expect(recorded).not.toContain(leaked);
+    });
+
+    it('records a handler\'s error without the secret of the board that verified the delivery, with a secret resolver', async () => {
+      const event = fixture('board', 'task.restored');
+      expect((await post(app, '/webhooks/boards', signBoard(event, { secret: BOARD_B_SECRET }))).status).toBe(500);
+
+      const failed = handlerSpansUnder(receiveSpanOf(event.id))[0]!;
+      expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'cannot restore with [Redacted]' });
+      expect(JSON.stringify(failed.events)).not.toContain(BOARD_B_SECRET);
     });
 
     it('records a hostile thrown value without throwing itself', async () => {

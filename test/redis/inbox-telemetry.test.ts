@@ -37,11 +37,16 @@ function sameSpan(a: SpanContext | undefined, b: SpanContext): boolean {
   return a?.traceId === b.traceId && a.spanId === b.spanId;
 }
 
-/** A receiver and a worker of one board webhook in this process, on their own queue prefix; the handler fails its first attempt. */
-async function boardInbox(prefix: string) {
+/**
+ * A receiver and a worker of one board webhook in this process, on their own queue prefix; the
+ * handler fails its first attempt, with an error that quotes the secret (a fixed one, or the
+ * board's from a resolver).
+ */
+async function boardInbox(prefix: string, resolved = false) {
   const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 50 } }).onAny((_event, ctx) => {
-    if (ctx.attempt === 1) throw new Error('transient');
+  const secret = resolved ? () => BOARD_SECRET : BOARD_SECRET;
+  const board = svcBoardWebhook({ secret, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 50 } }).onAny((_event, ctx) => {
+    if (ctx.attempt === 1) throw new Error(`transient, with ${BOARD_SECRET}`);
   });
   const server = await serve(board);
   const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
@@ -109,6 +114,23 @@ describe('OpenTelemetry in inbox mode', () => {
       // The job carries the receive span's context as W3C Trace Context, readable by a worker in any process.
       const { traceId, spanId } = receive!.spanContext();
       expect((await jobData(prefix, event.id)).trace).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
+    });
+
+    it.each([
+      ['a fixed secret', false],
+      ['a secret resolver', true],
+    ])("records a failed attempt's error on its handler span without the board's secret (%s)", async (_name, resolved) => {
+      const prefix = `s${randomUUID().slice(0, 8)}`;
+      const { url } = await boardInbox(prefix, resolved);
+      const event = fixture('board', 'task.created');
+      expect((await deliver(url, signBoard(event))).status).toBe(200);
+      await eventually(() => spansOf('svc.webhook.process', event.id).length === 2, 10_000, 'the second attempt');
+
+      const first = spansOf('svc.webhook.process', event.id).find((s) => s.attributes['svc.webhook.attempt'] === 1)!;
+      const [handler] = spans.getFinishedSpans().filter((s) => s.name === 'svc.webhook.handler' && s.parentSpanContext?.spanId === first.spanContext().spanId);
+      expect(handler!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'transient, with [Redacted]' });
+      expect(handler!.events[0]!.attributes?.['exception.message']).toBe('transient, with [Redacted]');
+      expect(JSON.stringify(spans.getFinishedSpans().map((s) => [s.status, s.attributes, s.events]))).not.toContain(BOARD_SECRET);
     });
 
     it('starts a processing span without a link when the job carries no trace context, or one that does not parse', () => {

@@ -9,6 +9,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import pino from 'pino';
 import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
@@ -182,6 +185,32 @@ describe('no secret, token or signature in any output', () => {
       expect(log.text()).toContain('after a rotation');
       expectClean('log lines', log.text());
     } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('OpenTelemetry spans: what handlers threw, with fixed secrets and with a resolver', async () => {
+    const spans = new InMemorySpanExporter();
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+    const careless = (secret: string) => () => {
+      throw Object.assign(new Error(`failed with ${secret}, ${BOT_TOKEN} and ${OAUTH_TOKEN}`), { code: `E_${secret}` });
+    };
+    const fixed = svcBoardWebhook({ secret: [OTHER_BOARD_SECRET, BOARD_SECRET], logger: pino({ level: 'silent' }) }).on('task.updated', careless(BOARD_SECRET));
+    const resolved = svcBoardWebhook({ path: '/webhooks/boards', secret: () => OTHER_BOARD_SECRET, logger: pino({ level: 'silent' }) }).on('task.updated', careless(OTHER_BOARD_SECRET));
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: pino({ level: 'silent' }) }).onAny(careless(BOT_SECRET));
+    const { server, base } = await listen(express().use(fixed).use(resolved).use(bot));
+    try {
+      await post(base, fixed.path, signedBoard(fixture('board', 'task.updated')));
+      await post(base, '/webhooks/boards', signedBoard(fixture('board', 'task.updated'), OTHER_BOARD_SECRET));
+      await post(base, bot.path, signedBot(fixture('bot', 'messageCreate')));
+      const recorded = spans.getFinishedSpans().filter((s) => s.name === 'svc.webhook.handler');
+      expect(recorded).toHaveLength(3);
+      expect(recorded.every((s) => s.events.length === 1)).toBe(true);
+      expectClean('spans', JSON.stringify(spans.getFinishedSpans().map((s) => ({ name: s.name, status: s.status, attributes: s.attributes, events: s.events }))));
+    } finally {
+      trace.disable();
+      context.disable();
       await new Promise((resolve) => server.close(resolve));
     }
   });

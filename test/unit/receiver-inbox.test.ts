@@ -119,7 +119,7 @@ describe('the receiver', () => {
       t.handlers.mockImplementationOnce(() => [wrapped]);
       const event = boardEvent('task.created');
       await send(requestOf(event));
-      expect(t.handlers).toHaveBeenCalledWith([expect.any(Function)], event.id, 'task.created');
+      expect(t.handlers).toHaveBeenCalledWith([expect.any(Function)], event.id, 'task.created', []);
       expect(wrapped).toHaveBeenCalledTimes(1);
       expect(handler).not.toHaveBeenCalled();
       expect(t.end).toHaveBeenCalledWith({ outcome: 'handled', status: 200, deliveryId: event.id, kind: 'task.created' });
