@@ -15,6 +15,7 @@ import { childEnv, nodeCommand, pinned } from './ipc';
 import { describePhases, type ReceiverPhases, type SentMark } from './inbox-phases';
 import { post, signedEvent, WARM_UP_BOARD, type LatencyFigures, type SignedEvent } from './inbox-traffic';
 import { childScript } from './paths';
+import { describeStalls, measureStalls, type CoreStalls } from './stalls';
 
 export interface InboxConfig {
   /** The handler's duration for the time-to-2xx measurement (5 s in the full run). */
@@ -30,6 +31,8 @@ export interface InboxConfig {
   readonly latencyWarmUp: number;
   /** Attempts at a time to 2xx when other processes disturb it (more than MAX_OTHER_CORES). */
   readonly latencyAttempts: number;
+  /** How long the stall probe runs on each core before the time to 2xx is measured (bench/stalls.ts). */
+  readonly stallSeconds: number;
   /** Deliveries enqueued (then processed) for the throughput measurements. */
   readonly throughputDeliveries: number;
   /** Events per ordered measurement, spread over the boards. */
@@ -37,8 +40,8 @@ export interface InboxConfig {
   readonly boardCounts: readonly number[];
 }
 
-export const INBOX_FULL: InboxConfig = { slowHandlerMs: 5000, latencyRate: 200, latencySeconds: 10, latencyWarmUp: 20_000, latencyAttempts: 3, throughputDeliveries: 5000, orderedEvents: 2000, boardCounts: [1, 10, 1000] };
-export const INBOX_SMOKE: InboxConfig = { slowHandlerMs: 100, latencyRate: 50, latencySeconds: 0.3, latencyWarmUp: 20, latencyAttempts: 1, throughputDeliveries: 100, orderedEvents: 60, boardCounts: [1, 10, 1000] };
+export const INBOX_FULL: InboxConfig = { slowHandlerMs: 5000, latencyRate: 200, latencySeconds: 10, latencyWarmUp: 20_000, latencyAttempts: 3, stallSeconds: 20, throughputDeliveries: 5000, orderedEvents: 2000, boardCounts: [1, 10, 1000] };
+export const INBOX_SMOKE: InboxConfig = { slowHandlerMs: 100, latencyRate: 50, latencySeconds: 0.3, latencyWarmUp: 20, latencyAttempts: 1, stallSeconds: 0.5, throughputDeliveries: 100, orderedEvents: 60, boardCounts: [1, 10, 1000] };
 
 /** Time to 2xx as the sender saw it, and the receiver's own time from arrival to answer (its delivery records). */
 export interface LatencyReport extends LatencyFigures {
@@ -69,6 +72,8 @@ export interface InboxReport {
   readonly direct: LatencyReport;
   /** Whether the receiver (with redis-server) and the worker ran on a core each for the time to 2xx. */
   readonly pinned: boolean;
+  /** The machine's own stalls, measured just before the time to 2xx with nothing else running. */
+  readonly stalls: readonly CoreStalls[];
   readonly enqueuedPerSecond: number;
   readonly processedPerSecond: number;
   readonly ordered: ReadonlyArray<{ readonly boards: number; readonly events: number; readonly perSecond: number }>;
@@ -293,6 +298,8 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: LatencyM
 }
 
 export async function measureInbox(redisUrl: string, config: InboxConfig, say: (line: string) => void): Promise<InboxReport> {
+  const stalls = await measureStalls(config.stallSeconds);
+  say(`  the machine's own stalls over ${config.stallSeconds} s: ${describeStalls(stalls)}`);
   const inbox = await inboxLatency(redisUrl, config, 'inbox');
   say(`  time to 2xx, ${config.slowHandlerMs} ms handler, inbox: ${describeLatency(inbox)} (${inbox.count} deliveries at ${config.latencyRate}/s)`);
   const traced = await latencyOnce(redisUrl, config, 'inbox', pinned, true);
@@ -318,7 +325,7 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
     say(`  ordered, ${boards} board(s): ${Math.round(perSecond)} events/s (${events.length} events, one worker)`);
   }
   pooled.destroy();
-  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, floor, phases: traced.phases ?? [], direct, pinned, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
+  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, floor, phases: traced.phases ?? [], direct, pinned, stalls, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
 }
 
 /**
@@ -336,6 +343,7 @@ async function main(): Promise<void> {
   compileForChildren();
   const redis = await RedisServer.start({ appendOnly: false });
   try {
+    if (flag('--latency')) console.log(`the machine's own stalls over ${INBOX_FULL.stallSeconds} s: ${describeStalls(await measureStalls(INBOX_FULL.stallSeconds))}`);
     for (let round = 1; round <= rounds; round++) {
       if (flag('--latency')) {
         for (const mode of ['inbox', 'floor'] as const) {

@@ -65,7 +65,9 @@ function largeVsOctokit(r: NoteInputs): string {
 
 function inboxNote(r: NoteInputs): string {
   const [heading, ...steps] = r.inbox.phases.map((line) => line.trim());
-  const { inbox, floor } = r.inbox;
+  const { inbox, floor, stalls } = r.inbox;
+  const over2 = stalls.reduce((n, s) => n + (s.over[s.bounds.indexOf(2)] ?? 0), 0);
+  const longest = Math.max(0, ...stalls.map((s) => s.longestMs));
   const machine =
     floor.p99 >= 5
       ? `The floor alone is over the goal: on this machine, under this load, not even a receiver that answers as soon as it has verified the delivery meets it. `
@@ -73,10 +75,13 @@ function inboxNote(r: NoteInputs): string {
   return (
     `Its floor (the same processes doing the same work, the receiver answering before the claim and the enqueue instead of after them) shows what is the machine's: the two Redis round trips the inbox makes before it answers (the claim in the store, BullMQ's add) cost ${fixed(inbox.p50 - floor.p50, 2)} ms at the median and ${fixed(inbox.p99 - floor.p99, 2)} ms at the 99th percentile. ${machine}` +
     `Both tails move from run to run on this machine; \`npx tsx bench/inbox.ts --latency --rounds 3\` measures the inbox and its floor side by side, round after round. ` +
+    `The machine itself stalls processes for milliseconds: with nothing of the bench running, the stall probe was kept from running for over 2 ms ${over2} times in ${fixed(stalls[0]?.seconds ?? 0, 0)} s on the two cores, the longest ${fixed(longest, 2)} ms. ` +
+    `These are other tasks of the machine taking the core (kernel threads such as DAMON's kdamond and the kworkers, the machine's own agent): the same probe alone on a core at real-time priority (\`taskset -c 0 chrt -f 50 node .bench/js/bench/children/stalls.js 20\`) sees no gap over 2 ms but the kernel's real-time throttling (50 ms each second). ` +
+    `The bench cannot take that way out for the receiver: at real-time priority under load it keeps the kernel's own network work (ksoftirqd) and Redis from its core, and answers 503. ` +
     `Where the inbox's tail goes, from a traced measurement of this run (\`npx tsx bench/inbox.ts --latency --phases\`, the receiver's marks and the sender's on one clock; ${(heading ?? 'no traced figures').replace(/:$/, '')}): ${steps.join('; ')}. ` +
-    `Two causes act on every step: the receiver's young-generation GC pauses (1 to 3 ms each in a receiver that has run for a while; they collect the garbage of about 70 KB allocated per delivery by node's HTTP, ioredis, BullMQ and the library's own steps), and four busy processes (sender, receiver, redis-server, a worker with 1,000 handlers in flight) on two cores, so that any of them may wait for a core at any step; both act on the floor too, but each round trip to Redis before the answer is one more wait. ` +
-    `What was tried without a gain: a smaller or larger young generation for the receiver (--max-semi-space-size 2, 4, 64), single-threaded GC, the sender at a higher priority or pinned to either core, and no pinning at all; Redis's slow log (commands over 0.7 ms) held two entries over a measurement of 1,000 deliveries, so no long BullMQ script (lock renewals, stalled checks) holds Redis up. ` +
-    `What would close it: fewer waits before the answer, that is one round trip instead of two (claim and enqueue in one Lua script, which BullMQ offers no way to do without copying its internal script), and fewer allocations per delivery along the enqueue path; and the receiver and Redis on cores no other busy process shares, as in production, where a round trip's tail comes close to its median.`
+    `The tail is spread over every step, the receiver's own work before the claim included: the process waited, it did not compute. Two causes act on every step: the stalls above, and four busy processes (sender, receiver, redis-server, a worker with 1,000 handlers in flight) on two cores, so that any of them may wait for a core at any step; both act on the floor too, but each round trip to Redis before the answer is one more step at which to wait. ` +
+    `What was tried without a gain: the claim and the enqueue sent together (one round trip instead of two); Redis over a Unix socket; the store's commit sent after the answer; a sender writing pre-built requests on raw sockets (it lowers the floor by about 0.7 ms, not the inbox); a smaller or larger young generation for the receiver (--max-semi-space-size 2, 4, 64; --min- and --max-semi-space-size 32 made it worse); single-threaded GC; the sender and redis-server at real-time priority; the sender pinned to either core, and no pinning at all. Redis's slow log (commands over 0.7 ms) held two entries over a measurement of 1,000 deliveries, so no long BullMQ script (lock renewals, stalled checks) holds Redis up. ` +
+    `What would close it: a receiver and a Redis whose cores no other task takes, as on machines of their own in production, where a round trip's tail comes close to its median. On this machine no change to the work before the answer has moved the 99th percentile beyond its run-to-run spread.`
   );
 }
 

@@ -3,6 +3,7 @@ import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
 import type { StoreReport } from './children/store';
 import { MAX_OTHER_CORES, type InboxReport } from './inbox';
+import { describeStalls } from './stalls';
 import type { BenchConfig } from './config';
 import type { Cell } from './load';
 import type { Machine } from './machine';
@@ -153,6 +154,8 @@ function inboxSection(inbox: InboxReport): string {
     `which leaves out the sender's and the kernel's share. The sender signs its deliveries before its loop and runs with a young generation larger than the loop allocates, so that no GC pause of its own counts as the receiver's time (its pauses during the loops: ${[inbox.inbox, inbox.floor, inbox.direct].map((f) => f.senderGc.pauses).join(', ')}, for the inbox, the floor and direct). ` +
     `A measurement during which other processes took more than ${MAX_OTHER_CORES} cores is run again (${inbox.attempts} attempts at most, the least disturbed kept); ` +
     `they took ${fixed(inbox.inbox.otherCores, 2)} cores during the inbox measurement, ${fixed(inbox.floor.otherCores, 2)} during the floor's and ${fixed(inbox.direct.otherCores, 2)} during the direct one:\n\n${latency}\n\n` +
+    `The machine's own stalls, measured just before, with nothing of the bench running: a process that does nothing but read the clock in a loop (\`bench/children/stalls.ts\`, one per core, ${fixed(inbox.stalls[0]?.seconds ?? 0, 0)} s) was kept from running ${describeStalls(inbox.stalls)}. ` +
+    `Each such stall adds its length to the deliveries it meets, in the floor as in the inbox, whatever the code does.\n\n` +
     `One receiver process enqueues **${grouped(inbox.enqueuedPerSecond)}** deliveries/s (10 connections, closed loop, no worker running); ` +
     `one worker process then runs **${grouped(inbox.processedPerSecond)}** deliveries/s with a 0 ms handler (concurrency 10; warm-up deliveries counted in).\n\n` +
     `Board order (\`ordered: true\`), events enqueued in sequence order per board, interleaved across boards, then handled by one worker (the rate counts in the 50 warm-up deliveries the receiver took first, each on a board of its own):\n\n${ordered}`
