@@ -20,8 +20,6 @@ export interface CoreStalls {
   /** How many times the probe was kept from running for longer than each bound. */
   readonly over: readonly number[];
   readonly longestMs: number;
-  /** The time lost in gaps over 1 ms. */
-  readonly lostMs: number;
 }
 
 async function probe(core: 0 | 1 | undefined, seconds: number): Promise<CoreStalls> {
