@@ -1,10 +1,10 @@
-export { svcBoardWebhook, type BoardWebhookMiddleware } from './svc-board-webhook';
-export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './svc-bot-webhook';
-export type { Middleware } from './middleware/node/express-middleware';
-export type { WebhookMiddlewareBase } from './middleware/common-methods';
-export { createNodeHandler } from './middleware/node/node-handler';
-export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './middleware/node/fastify-plugin';
-export { createWebHandler, type WebHandler } from './middleware/web/web-handler';
+export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
+export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
+export type { Middleware } from './adapters/node/express-middleware';
+export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
+export { createNodeHandler } from './adapters/node/node-handler';
+export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './adapters/node/fastify-plugin';
+export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
 export {
   verifyBoardDelivery,
   verifyBotDelivery,
@@ -12,10 +12,10 @@ export {
   type VerifyBoardDeliveryInput,
   type VerifiedBoardDelivery,
   type VerifiedBotDelivery,
-} from './verify/verify-delivery';
+} from './webhooks/verify-delivery';
 export type { HeaderSource } from './internal/headers';
-export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './options';
-export { DEFAULT_PATHS } from './options';
+export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
+export { DEFAULT_PATHS } from './webhooks/options';
 export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
 export type {
@@ -33,7 +33,7 @@ export type {
   QueueOutcome,
 } from './route/handler-types';
 export type { InboxOptions } from './inbox/inbox-options';
-export type { WorkOptions, InboxWorker } from './inbox/inbox-worker';
+export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
@@ -67,7 +67,7 @@ export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } f
 export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
 export { postgresMigrationSql } from './dedup/postgres-sql';
 export { deliveryDoneSql } from './dedup/postgres-mark';
-export type { SqlClient, SqlResult } from './dedup/sql-client';
+export type { SqlClient, SqlResult } from './internal/sql-client';
 export {
   boardSequenceTracker,
   BoardSequenceTracker,

@@ -12,6 +12,6 @@ export type {
 } from './setup-types';
 export { isBotToken, parseBotToken, botTokenProblem, type BotTokenInfo } from './bot-token';
 export { tokenKind, tokenPrefixes, type TokenKind } from './token-kinds';
-export { redactSecrets, redactingStream, type LineWriter } from './redact-secrets';
+export { redactSecrets, redactingStream, type LineWriter } from '../internal/redact-secrets';
 export { checkWebhookUrl, webhookUrlProblem } from './webhook-url';
 export { checkWebhookSecret, webhookSecretProblem, WEBHOOK_SECRET_MIN_LENGTH, WEBHOOK_SECRET_MAX_LENGTH } from './webhook-secret';

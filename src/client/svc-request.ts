@@ -1,4 +1,4 @@
-import { redactSecrets } from './redact-secrets';
+import { redactSecrets } from '../internal/redact-secrets';
 import { SvcClientError } from './svc-client-error';
 
 export interface SvcRequest {

@@ -1,4 +1,4 @@
-import type { SqlClient } from './sql-client';
+import type { SqlClient } from '../internal/sql-client';
 
 /**
  * Where delivery ids are remembered. A delivery is claimed before its handlers run, committed when
@@ -40,6 +40,4 @@ export type ClaimResult =
   | { readonly state: 'done' }
   | { readonly state: 'busy' };
 
-/** The sender retries for one day; ids are kept that long plus a margin for clock skew. */
-export const DAY_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_RETENTION_MS = DAY_MS + 60 * 60 * 1000;
+export { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';

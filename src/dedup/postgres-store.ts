@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
-import { storeRefusal } from '../receive/handler-failure';
+import { storeRefusal } from './store-refusal';
 import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
 import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
-import type { SqlClient, SqlResult } from './sql-client';
+import type { SqlClient, SqlResult } from '../internal/sql-client';
 import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
 
 /** A connection lent by a pool (a node-postgres `PoolClient`). */

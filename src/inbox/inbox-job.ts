@@ -1,4 +1,4 @@
-import type { RequestFacts } from '../receive/request-access';
+import type { RequestFacts } from '../internal/request-access';
 import { headerValues } from '../internal/headers';
 import type { TraceCarrier } from '../observe/trace-carrier';
 

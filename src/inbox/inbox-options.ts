@@ -1,4 +1,4 @@
-import { DAY_MS, DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
+import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 import { optionNumber } from '../internal/option-number';
 
 export interface InboxOptions {

@@ -1,14 +1,11 @@
-import type { RequestFacts } from '../receive/request-access';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { SvcWebhookError } from '../errors';
-import type { Handoff } from '../receive/receiver';
-import type { Delivery } from '../receive/protocol';
-import type { TraceCarrier } from '../observe/trace-carrier';
+import type { Delivery } from '../internal/delivery';
+import type { AcceptedDelivery, Handoff, JobSource } from './accepted-delivery';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
 import { inboxConnection } from './redis-connection';
-import type { WebhookJobs } from './webhook-jobs';
 
 /** The BullMQ options every inbox job carries: retries in the window, dead letters kept until dropped. */
 export function jobOptions(inbox: InboxSettings, deliveryId: string) {
@@ -23,20 +20,20 @@ export function jobOptions(inbox: InboxSettings, deliveryId: string) {
 }
 
 /** The receiving side of the inbox: one BullMQ queue per webhook, opened on the first delivery. */
-export class InboxProducer<S, D extends Delivery> {
+export class InboxProducer<D extends Delivery> {
   private queue: Queue<InboxJob> | undefined;
   private connection: Redis | undefined;
 
   constructor(
     private readonly inbox: InboxSettings,
     private readonly webhook: 'board' | 'bot',
-    private readonly jobs: WebhookJobs<S, D>,
+    private readonly jobs: JobSource<D>,
   ) {}
 
   /** The receiver's seam: stores the delivery durably, or refuses it with 503 so that svc retries it. */
-  readonly handoff: Handoff<D> = async (delivery: D, body: Buffer, req: RequestFacts, receivedAt: number, carrier: TraceCarrier | undefined) => {
-    const made = this.jobs.jobOf(delivery, body, req, receivedAt);
-    const job = carrier === undefined ? made : { ...made, trace: carrier };
+  readonly handoff: Handoff<D> = async (accepted: AcceptedDelivery<D>) => {
+    const made = this.jobs.jobOf(accepted);
+    const job = accepted.trace === undefined ? made : { ...made, trace: accepted.trace };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`redis did not take the delivery within ${this.inbox.enqueueTimeoutMs} ms`)), this.inbox.enqueueTimeoutMs);

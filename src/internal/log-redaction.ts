@@ -1,5 +1,5 @@
 import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
-import { redactSecrets } from '../client/redact-secrets';
+import { redactSecrets } from './redact-secrets';
 
 /**
  * What the library's logger (and each handler's `ctx.log`) drops from every line, at any depth:

@@ -17,7 +17,8 @@ import { botEventKinds } from '../generated/bot-types';
 import { NO_SECRETS, textScrubber } from '../internal/log-redaction';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
-import type { HandlerCall } from '../route/run-handlers';
+/** One handler's call, as the router makes it. */
+type HandlerCall = () => unknown;
 import type { TraceCarrier } from './trace-carrier';
 
 type Api = typeof OtelApi;

@@ -7,15 +7,15 @@ import type { BoardContext, BoardHandler } from '../route/handler-types';
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
-import type { SecretSource } from '../options';
+import type { SecretSource } from '../verify/secret-source';
 import { claimedBoard, scannedBoardId } from '../verify/claimed-board';
-import { noteClaimedBoard } from './refusal-log';
+import { noteClaimedBoard } from '../observe/refusal-log';
 import type { SecretLookup } from '../verify/secret-resolver';
 import { readBoardSignature, verifyBoardSignature, type BoardSignature } from '../verify/verify-signature';
-import { canonicalDeliveryId } from './delivery-id';
+import { canonicalDeliveryId } from '../validate/delivery-id';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
-import type { RequestFacts } from './request-access';
+import type { RequestFacts } from '../internal/request-access';
 
 export interface BoardDelivery extends Delivery {
   readonly event: BoardWebhookEvent;

@@ -8,9 +8,9 @@ import type { BotContext, BotHandler, CommandData } from '../route/handler-types
 import type { HandlerCall } from '../route/run-handlers';
 import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
-import type { SecretSource } from '../options';
+import type { SecretSource } from '../verify/secret-source';
 import { readBotSignature, verifyBotSignature } from '../verify/verify-signature';
-import { canonicalDeliveryId } from './delivery-id';
+import { canonicalDeliveryId } from '../validate/delivery-id';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { checkHeaderMatches, isObject, malformed, type Delivery, type Protocol } from './protocol';
 

@@ -3,16 +3,10 @@ import { headerValues, type HeaderSource } from '../internal/headers';
 import type { HandlerCall } from '../route/run-handlers';
 import type { DeliveryScope } from '../route/delivery-scope';
 import type { SchemaName } from '../validate/validate-payload';
-import type { RequestFacts } from './request-access';
+import type { RequestFacts } from '../internal/request-access';
 
-/** A delivery after every check: what routing and de-duplication need. */
-export interface Delivery {
-  readonly id: string;
-  /** The board event type or the bot event kind. */
-  readonly kind: string;
-  /** The verified, parsed body. */
-  readonly payload: unknown;
-}
+export type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery';
 
 /** What differs between the bot and the board webhook; the pipeline around it is shared. */
 export interface Protocol<S, D extends Delivery> {

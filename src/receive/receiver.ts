@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { checkContentHeaders } from '../capture/check-content-headers';
 import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type StoreFailure } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
-import type { Settings } from '../options';
+import type { Settings } from './settings';
 import { parseJson } from '../parse/parse-json';
 import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
@@ -12,14 +12,14 @@ import { safeError } from '../internal/safe-error';
 import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { schemaRefusal, validatorFor, type SchemaProblem } from '../validate/validate-payload';
-import { RequestScope } from '../route/request-scope';
+import { RequestScope } from '../internal/request-scope';
 import { DeliveryTelemetry, type DeliveryTrace } from '../observe/telemetry';
-import type { TraceCarrier } from '../observe/trace-carrier';
 import type { PathPattern } from '../internal/path-pattern';
 import { handlerFailure } from './handler-failure';
 import type { Delivery, Protocol } from './protocol';
-import { isExpectedRefusal, RefusalLog } from './refusal-log';
-import type { RequestAccess, RequestFacts } from './request-access';
+import type { Handoff } from '../inbox/accepted-delivery';
+import { isExpectedRefusal, RefusalLog } from '../observe/refusal-log';
+import type { RequestAccess, RequestFacts } from '../internal/request-access';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -57,13 +57,6 @@ const OK: Outcome = { status: 200, body: '{"ok":true}' };
 // Answered when the pipeline itself failed in a way it could not describe (a logger that throws).
 const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
-
-/**
- * Where an accepted delivery goes instead of the handlers (the inbox): it resolves once the delivery
- * is durably stored, and rejects with a SvcWebhookError (the answer) when it could not be. `trace`:
- * the receive span's context (when traced), which the processing spans link to.
- */
-export type Handoff<D extends Delivery> = (delivery: D, body: Buffer, request: RequestFacts, receivedAt: number, trace: TraceCarrier | undefined) => Promise<void>;
 
 /**
  * The framework-free pipeline: capture -> verify -> parse -> validate -> de-dup claim -> route ->
@@ -170,7 +163,7 @@ export class Receiver<S, D extends Delivery> {
 
       if (this.handoff !== undefined) {
         try {
-          await this.handoff(delivery, body, request, now, trace?.carrier());
+          await this.handoff({ delivery, body, request, receivedAt: now, trace: trace?.carrier() });
         } catch (err) {
           const released = releaseClaim(settings.store, delivery.id, claim.token, settings.logger);
           if (released !== undefined) await released;

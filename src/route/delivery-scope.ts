@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { DeliveryStore } from '../dedup/delivery-store';
-import type { SqlClient } from '../dedup/sql-client';
+import type { SqlClient } from '../internal/sql-client';
 import { childDropping, NO_SECRETS } from '../internal/log-redaction';
-import type { RequestAccess } from '../receive/request-access';
+import type { RequestAccess } from '../internal/request-access';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import type { Awaitable, DeliveryContext } from './handler-types';
-import { RequestScope } from './request-scope';
+import { RequestScope } from '../internal/request-scope';
 
 /** The claim a delivery's handlers run under: what a transaction needs to record the delivery as done. */
 export interface DeliveryClaim {
-  readonly store: DeliveryStore;
+  /** The de-dup store, as far as a transaction needs it. */
+  readonly store: { transaction?<T>(id: string, token: string, work: (client: SqlClient) => T | PromiseLike<T>): Promise<T> };
   readonly token: string;
   /** How many handlers this delivery runs. */
   readonly handlers: number;

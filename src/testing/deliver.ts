@@ -1,6 +1,6 @@
 import type { Test } from 'supertest';
 import type { App } from 'supertest/types';
-import { DEFAULT_PATHS } from '../options';
+import { DEFAULT_PATHS } from '../webhooks/options';
 import { signBoardEvent, signBotUpdate, type BoardSignOptions, type SignOptions, type SignedDelivery } from './sign-delivery';
 
 export interface DeliverOptions {

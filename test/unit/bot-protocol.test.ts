@@ -2,7 +2,7 @@ import pino from 'pino';
 import { SvcWebhookError, type ErrorCode } from '../../src/errors';
 import { pathPattern } from '../../src/internal/path-pattern';
 import { botProtocol, type BotDelivery, type BotHandlers } from '../../src/receive/bot-protocol';
-import type { RequestFacts } from '../../src/receive/request-access';
+import type { RequestFacts } from '../../src/internal/request-access';
 import { DeliveryScope } from '../../src/route/delivery-scope';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import type { BotHandler, CommandData } from '../../src/route/handler-types';

@@ -1,5 +1,6 @@
 import { SvcWebhookError } from '../../src';
-import { handlerFailure, storeRefusal } from '../../src/receive/handler-failure';
+import { handlerFailure } from '../../src/receive/handler-failure';
+import { storeRefusal } from '../../src/dedup/store-refusal';
 
 describe('the answer to a delivery whose handlers failed', () => {
   it('is 500 handler_failed, with what the handler threw as cause', () => {

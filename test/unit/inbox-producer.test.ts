@@ -3,8 +3,8 @@ import type { InboxJob } from '../../src/inbox/inbox-job';
 import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { InboxProducer, jobOptions } from '../../src/inbox/inbox-producer';
 import { inboxConnection } from '../../src/inbox/redis-connection';
-import type { WebhookJobs } from '../../src/inbox/webhook-jobs';
-import type { Delivery } from '../../src/receive/protocol';
+import type { JobSource } from '../../src/inbox/accepted-delivery';
+import type { Delivery } from '../../src/internal/delivery';
 
 /**
  * The receiving side of the inbox against a scripted BullMQ queue and connection: the job and job
@@ -66,7 +66,7 @@ const settings: InboxSettings = {
 };
 
 const made: InboxJob = { webhook: 'board', deliveryId: 'a:1', kind: 'task.created', body: '{}', headers: {}, receivedAt: 42 };
-const jobs: WebhookJobs<unknown, Delivery> = { jobOf: jest.fn(() => made), signatureOf: jest.fn() };
+const jobs: JobSource<Delivery> = { jobOf: jest.fn(() => made) };
 const delivery = { id: 'a:1', kind: 'task.created' } as unknown as Delivery;
 const body = Buffer.from('{}');
 const req = { headers: {} };
@@ -102,8 +102,8 @@ describe('the BullMQ options of an inbox job', () => {
 describe('the inbox producer', () => {
   it('adds the delivery\'s job to its webhook\'s queue, named by kind, with the job options', async () => {
     const producer = new InboxProducer(settings, 'board', jobs);
-    await expect(producer.handoff(delivery, body, req, 42, undefined)).resolves.toBeUndefined();
-    expect(jobs.jobOf).toHaveBeenCalledWith(delivery, body, req, 42);
+    await expect(producer.handoff({ delivery, body, request: req, receivedAt: 42 })).resolves.toBeUndefined();
+    expect(jobs.jobOf).toHaveBeenCalledWith({ delivery, body, request: req, receivedAt: 42 });
     expect(queues).toHaveLength(1);
     expect(queues[0]!.add).toHaveBeenCalledTimes(1);
     const [name, job, options] = queues[0]!.add.mock.calls[0]!;
@@ -115,15 +115,15 @@ describe('the inbox producer', () => {
   it('keeps the receive span\'s context in the job when there is one', async () => {
     const producer = new InboxProducer(settings, 'board', jobs);
     const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
-    await producer.handoff(delivery, body, req, 42, trace);
+    await producer.handoff({ delivery, body, request: req, receivedAt: 42, trace: trace });
     expect(queues[0]!.add.mock.calls[0]![1]).toStrictEqual({ ...made, trace });
   });
 
   it('opens one queue for its webhook on the first delivery, on a producer connection to the inbox URL, under the prefix, and ignores its error events', async () => {
     const producer = new InboxProducer(settings, 'bot', jobs);
     expect(queues).toHaveLength(0);
-    await producer.handoff(delivery, body, req, 1, undefined);
-    await producer.handoff(delivery, body, req, 2, undefined);
+    await producer.handoff({ delivery, body, request: req, receivedAt: 1 });
+    await producer.handoff({ delivery, body, request: req, receivedAt: 2 });
     expect(inboxConnection).toHaveBeenCalledTimes(1);
     expect(inboxConnection).toHaveBeenCalledWith('redis://inbox:6379/2', 'producer');
     expect(queues.map((q) => [q.name, q.options])).toEqual([['bot', { connection: connections[0], prefix: 'app' }]]);
@@ -136,14 +136,14 @@ describe('the inbox producer', () => {
 
   it('leaves no timer behind once the job is taken', async () => {
     jest.useFakeTimers();
-    await new InboxProducer(settings, 'board', jobs).handoff(delivery, body, req, 42, undefined);
+    await new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 });
     expect(jest.getTimerCount()).toBe(0);
   });
 
   it('refuses the delivery with 503 inbox_unavailable, retry after 5 s, when Redis fails to take the job', async () => {
     const down = new Error('connection is closed');
     add = () => Promise.reject(down);
-    const refused = await new InboxProducer(settings, 'board', jobs).handoff(delivery, body, req, 42, undefined).catch((err: unknown) => err);
+    const refused = await new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(SvcWebhookError);
     expect(refused).toMatchObject({ code: 'inbox_unavailable', status: 503, retryAfter: 5, cause: down });
   });
@@ -152,7 +152,7 @@ describe('the inbox producer', () => {
     jest.useFakeTimers();
     add = never;
     let outcome: unknown = 'pending';
-    void new InboxProducer(settings, 'board', jobs).handoff(delivery, body, req, 42, undefined).then(
+    void new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).then(
       () => (outcome = 'taken'),
       (err: unknown) => (outcome = err),
     );
@@ -173,7 +173,7 @@ describe('the inbox producer', () => {
 
     it('closes the queue and quits its connection, once', async () => {
       const producer = new InboxProducer(settings, 'board', jobs);
-      await producer.handoff(delivery, body, req, 42, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       await producer.close();
       await producer.close();
       expect(queues[0]!.close).toHaveBeenCalledTimes(1);
@@ -183,7 +183,7 @@ describe('the inbox producer', () => {
 
     it('quits the connection even when closing the queue fails, and disconnects it when quitting fails', async () => {
       const producer = new InboxProducer(settings, 'board', jobs);
-      await producer.handoff(delivery, body, req, 42, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       queues[0]!.close.mockRejectedValue(new Error('closed'));
       connections[0]!.quit.mockRejectedValue(new Error('closed'));
       await expect(producer.close()).resolves.toBeUndefined();
@@ -193,9 +193,9 @@ describe('the inbox producer', () => {
 
     it('opens a new queue and connection for a delivery after it', async () => {
       const producer = new InboxProducer(settings, 'board', jobs);
-      await producer.handoff(delivery, body, req, 42, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       await producer.close();
-      await producer.handoff(delivery, body, req, 43, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       expect(queues).toHaveLength(2);
       expect(connections).toHaveLength(2);
       expect(queues[1]!.add).toHaveBeenCalledTimes(1);
@@ -207,13 +207,13 @@ describe('the inbox producer', () => {
       ready = () => Promise.reject(new Error('Connection is closed.'));
       add = () => Promise.reject(new Error('Connection is closed.'));
       const producer = new InboxProducer(settings, 'board', jobs);
-      await expect(producer.handoff(delivery, body, req, 42, undefined)).rejects.toMatchObject({ code: 'inbox_unavailable' });
+      await expect(producer.handoff({ delivery, body, request: req, receivedAt: 42 })).rejects.toMatchObject({ code: 'inbox_unavailable' });
       await new Promise((r) => setImmediate(r));
       expect(queues[0]!.close).toHaveBeenCalledTimes(1);
       expect(connections[0]!.quit).toHaveBeenCalledTimes(1);
       ready = () => Promise.resolve({});
       add = () => Promise.resolve({});
-      await producer.handoff(delivery, body, req, 43, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       expect(queues).toHaveLength(2);
       expect(queues[1]!.add).toHaveBeenCalledTimes(1);
     });
@@ -221,8 +221,8 @@ describe('the inbox producer', () => {
     it('is kept while Redis is still on its way: only a failed preparation lets it go', async () => {
       ready = never;
       const producer = new InboxProducer(settings, 'board', jobs);
-      await producer.handoff(delivery, body, req, 42, undefined);
-      await producer.handoff(delivery, body, req, 43, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
+      await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       expect(queues).toHaveLength(1);
       expect(queues[0]!.close).not.toHaveBeenCalled();
     });
@@ -231,16 +231,16 @@ describe('the inbox producer', () => {
       let fail!: (err: Error) => void;
       ready = () => new Promise((_, reject) => (fail = reject));
       const producer = new InboxProducer(settings, 'board', jobs);
-      await producer.handoff(delivery, body, req, 42, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       const failing = fail;
       await producer.close();
       ready = () => Promise.resolve({});
-      await producer.handoff(delivery, body, req, 43, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       failing(new Error('Connection is closed.'));
       await new Promise((r) => setImmediate(r));
       expect(queues.map((q) => q.close.mock.calls.length)).toEqual([1, 0]);
       expect(connections.map((c) => c.quit.mock.calls.length)).toEqual([1, 0]);
-      await producer.handoff(delivery, body, req, 44, undefined);
+      await producer.handoff({ delivery, body, request: req, receivedAt: 44 });
       expect(queues).toHaveLength(2);
     });
   });

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { SvcWebhookError } from '../../src/errors';
 import type { ErrorContext } from '../../src/route/handler-types';
-import { settings } from '../../src/options';
+import { settings } from '../../src/webhooks/options';
 import { boardProtocol } from '../../src/receive/board-protocol';
-import { storeRefusal } from '../../src/receive/handler-failure';
+import { storeRefusal } from '../../src/dedup/store-refusal';
 import { Receiver } from '../../src/receive/receiver';
 import { HandlerRegistry } from '../../src/route/handler-registry';
 import { boardEvent } from '../../src/testing/example-events';

@@ -1,6 +1,7 @@
 import { SvcWebhookError } from '../../src/errors';
 import type { BoardDelivery } from '../../src/receive/board-protocol';
-import { type Handoff, type Outcome } from '../../src/receive/receiver';
+import type { Outcome } from '../../src/receive/receiver';
+import type { Handoff } from '../../src/inbox/accepted-delivery';
 import { boardEvent } from '../../src/testing/example-events';
 import { commitRetriedBeforeClose, deferred, NOW, requestOf, settle, setup } from './receiver-harness';
 
@@ -32,7 +33,7 @@ describe('the receiver', () => {
       const req = requestOf(event);
       expect(await send(req)).toEqual({ status: 200, body: '{"ok":true}' });
       expect(handler).not.toHaveBeenCalled();
-      const [delivery, body, facts, receivedAt, trace] = handoff.mock.calls[0]!;
+      const [{ delivery, body, request: facts, receivedAt, trace }] = handoff.mock.calls[0]!;
       expect(delivery).toMatchObject({ id: event.id, kind: 'task.created', sequence: event.sequence });
       expect(body.equals(req.body)).toBe(true);
       expect(facts).toBe(access.facts.mock.results[0]!.value);
@@ -137,7 +138,7 @@ describe('the receiver', () => {
       const handoff = jest.fn(async () => undefined);
       const { send } = setup({ handoff });
       await send();
-      expect(handoff.mock.calls[0]).toEqual([expect.anything(), expect.anything(), expect.anything(), NOW, { traceparent: '00-aa-bb-01' }]);
+      expect(handoff.mock.calls[0]).toEqual([{ delivery: expect.anything(), body: expect.anything(), request: expect.anything(), receivedAt: NOW, trace: { traceparent: '00-aa-bb-01' } }]);
     });
   });
 

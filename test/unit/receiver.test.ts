@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError } from '../../src/errors';
 import type { DeliveryRecord } from '../../src/route/handler-types';
-import { settings } from '../../src/options';
+import { settings } from '../../src/webhooks/options';
 import { boardProtocol } from '../../src/receive/board-protocol';
 import { Receiver } from '../../src/receive/receiver';
 import { HandlerRegistry } from '../../src/route/handler-registry';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError, type ErrorCode } from '../../src/errors';
-import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal, noteClaimedBoard } from '../../src/receive/refusal-log';
-import type { RequestFacts } from '../../src/receive/request-access';
+import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal, noteClaimedBoard } from '../../src/observe/refusal-log';
+import type { RequestFacts } from '../../src/internal/request-access';
 
 function logOf() {
   const chunks: string[] = [];

@@ -1,10 +1,10 @@
-import type { Settings } from '../../src/options';
+import type { Settings } from '../../src/webhooks/options';
 import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { InboxProducer } from '../../src/inbox/inbox-producer';
-import { startWorker } from '../../src/inbox/inbox-worker';
+import { startWorker } from '../../src/receive/inbox-worker';
 import { requireQueuePackages } from '../../src/inbox/redis-connection';
-import type { WebhookJobs } from '../../src/inbox/webhook-jobs';
-import { webhookInbox } from '../../src/inbox/webhook-inbox';
+import type { WebhookJobs } from '../../src/receive/webhook-jobs';
+import { webhookInbox } from '../../src/webhooks/webhook-inbox';
 import type { Delivery, Protocol } from '../../src/receive/protocol';
 
 /**
@@ -20,7 +20,7 @@ jest.mock('../../src/inbox/inbox-producer', () => ({
     return producer;
   }),
 }));
-jest.mock('../../src/inbox/inbox-worker', () => ({ startWorker: jest.fn(() => ({ the: 'worker' })) }));
+jest.mock('../../src/receive/inbox-worker', () => ({ startWorker: jest.fn(() => ({ the: 'worker' })) }));
 jest.mock('../../src/inbox/redis-connection', () => ({ requireQueuePackages: jest.fn() }));
 
 const inbox = { url: 'redis://inbox', prefix: 'svc-webhooks' } as InboxSettings;

@@ -1,6 +1,6 @@
 import type { BoardDelivery } from '../../src/receive/board-protocol';
 import type { BotDelivery } from '../../src/receive/bot-protocol';
-import { boardJobs, botJobs, headersOnly } from '../../src/inbox/webhook-jobs';
+import { boardJobs, botJobs, headersOnly } from '../../src/receive/webhook-jobs';
 import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { pathPattern } from '../../src/internal/path-pattern';
 
@@ -17,7 +17,7 @@ const settings = (ordered: InboxSettings['ordered']) => ({ ordered }) as InboxSe
 
 describe('the inbox job of a board delivery', () => {
   it('keeps the delivery, its body as text, the headers that matter and when it came, naming no verifying board without a secret resolver', () => {
-    expect(boardJobs(settings(false)).jobOf(boardDelivery(), body, req, 42)).toStrictEqual({
+    expect(boardJobs(settings(false)).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 })).toStrictEqual({
       webhook: 'board',
       deliveryId: 'd1',
       kind: 'task.created',
@@ -29,15 +29,15 @@ describe('the inbox job of a board delivery', () => {
   });
 
   it('names the board whose secret verified it', () => {
-    expect(boardJobs(settings(false)).jobOf(boardDelivery({ verifiedBoard: 'b1' }), body, req, 42).verifiedBy).toBe('b1');
+    expect(boardJobs(settings(false)).jobOf({ delivery: boardDelivery({ verifiedBoard: 'b1' }), body, request: req, receivedAt: 42 }).verifiedBy).toBe('b1');
   });
 
   it('places an event in its board\'s sequence when board order is on, ordered or only passing by kind', () => {
-    const job = boardJobs(settings(new Set(['task.created']))).jobOf(boardDelivery(), body, req, 42);
+    const job = boardJobs(settings(new Set(['task.created']))).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 });
     expect(job).toMatchObject({ board: 'b1', sequence: 5, ordered: true });
-    expect(boardJobs(settings(new Set(['task.deleted']))).jobOf(boardDelivery(), body, req, 42)).toMatchObject({ board: 'b1', sequence: 5, ordered: false });
-    expect(boardJobs(settings(true)).jobOf(boardDelivery({ kind: 'anything' }), body, req, 42)).toMatchObject({ ordered: true });
-    expect(boardJobs(settings(true)).jobOf(boardDelivery({ sequence: 1 }), body, req, 42)).toMatchObject({ sequence: 1 });
+    expect(boardJobs(settings(new Set(['task.deleted']))).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 })).toMatchObject({ board: 'b1', sequence: 5, ordered: false });
+    expect(boardJobs(settings(true)).jobOf({ delivery: boardDelivery({ kind: 'anything' }), body, request: req, receivedAt: 42 })).toMatchObject({ ordered: true });
+    expect(boardJobs(settings(true)).jobOf({ delivery: boardDelivery({ sequence: 1 }), body, request: req, receivedAt: 42 })).toMatchObject({ sequence: 1 });
   });
 
   it.each([
@@ -48,7 +48,7 @@ describe('the inbox job of a board delivery', () => {
     ['a board id that is not text', true, { board: { id: 7 } }],
     ['an empty board id', true, { board: { id: '' } }],
   ])('keeps no place in a sequence for %s', (_what, ordered, change) => {
-    const job = boardJobs(settings(ordered as boolean)).jobOf(boardDelivery(change as never), body, req, 42);
+    const job = boardJobs(settings(ordered as boolean)).jobOf({ delivery: boardDelivery(change as never), body, request: req, receivedAt: 42 });
     expect(['board' in job, 'sequence' in job, 'ordered' in job]).toEqual([false, false, false]);
   });
 
@@ -65,7 +65,7 @@ describe('the inbox job of a bot delivery', () => {
 
   it('keeps the delivery, and with a secret resolver the bot its path names', () => {
     const routed = { ...req, originalUrl: '/hooks/bot7' };
-    expect(botJobs(bots, false).jobOf(delivery, body, routed, 42)).toEqual({
+    expect(botJobs(bots, false).jobOf({ delivery, body, request: routed, receivedAt: 42 })).toEqual({
       webhook: 'bot',
       deliveryId: 'u1',
       kind: 'messageCreate',
@@ -73,8 +73,8 @@ describe('the inbox job of a bot delivery', () => {
       headers: { 'x-svc-delivery': 'd1' },
       receivedAt: 42,
     });
-    expect(botJobs(bots, true).jobOf(delivery, body, routed, 42).verifiedBy).toBe('bot7');
-    expect('verifiedBy' in botJobs(bots, true).jobOf(delivery, body, { ...req, originalUrl: '/elsewhere' }, 42)).toBe(false);
+    expect(botJobs(bots, true).jobOf({ delivery, body, request: routed, receivedAt: 42 }).verifiedBy).toBe('bot7');
+    expect('verifiedBy' in botJobs(bots, true).jobOf({ delivery, body, request: { ...req, originalUrl: '/elsewhere' }, receivedAt: 42 })).toBe(false);
     expect(botJobs(bots, true).signatureOf({} as never)).toEqual(Buffer.alloc(0));
   });
 });

@@ -1,16 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestFacts } from '../receive/request-access';
+import type { RequestFacts } from '../internal/request-access';
 import { pathId, type PathPattern } from '../internal/path-pattern';
-import type { BoardDelivery } from '../receive/board-protocol';
-import type { BotDelivery } from '../receive/bot-protocol';
-import type { Delivery } from '../receive/protocol';
+import type { BoardDelivery } from './board-protocol';
+import type { BotDelivery } from './bot-protocol';
+import type { Delivery } from '../internal/delivery';
+import type { JobSource } from '../inbox/accepted-delivery';
 import type { BoardSignature } from '../verify/verify-signature';
-import { keptHeaders, type InboxJob } from './inbox-job';
-import type { InboxSettings } from './inbox-options';
+import { keptHeaders, type InboxJob } from '../inbox/inbox-job';
+import type { InboxSettings } from '../inbox/inbox-options';
 
 /** What differs between the webhooks in the inbox: what a job keeps, and the signature a worker rebuilds the delivery with. */
-export interface WebhookJobs<S, D extends Delivery> {
-  jobOf(delivery: D, body: Buffer, req: RequestFacts, receivedAt: number): InboxJob;
+export interface WebhookJobs<S, D extends Delivery> extends JobSource<D> {
   /** The verified signature's facts the protocol's `delivery()` reads (never its MAC: the job does not keep it). */
   signatureOf(job: InboxJob): S;
 }
@@ -20,13 +20,13 @@ const NO_MAC = Buffer.alloc(0);
 export function boardJobs(inbox: InboxSettings): WebhookJobs<BoardSignature, BoardDelivery> {
   const isOrdered = (kind: string) => (inbox.ordered === true ? true : inbox.ordered === false ? false : inbox.ordered.has(kind));
   return {
-    jobOf(delivery, body, req, receivedAt) {
+    jobOf({ delivery, body, request, receivedAt }) {
       const job: InboxJob = {
         webhook: 'board',
         deliveryId: delivery.id,
         kind: delivery.kind,
         body: body.toString('utf8'),
-        headers: keptHeaders(req),
+        headers: keptHeaders(request),
         receivedAt,
         timestamp: delivery.timestamp,
         ...(delivery.verifiedBoard === undefined ? {} : { verifiedBy: delivery.verifiedBoard }),
@@ -43,9 +43,9 @@ export function boardJobs(inbox: InboxSettings): WebhookJobs<BoardSignature, Boa
 /** `pattern` and `resolving`: with a secret resolver, the path names the bot whose secret verified the update. */
 export function botJobs(pattern: PathPattern, resolving: boolean): WebhookJobs<Buffer, BotDelivery> {
   return {
-    jobOf(delivery, body, req, receivedAt) {
-      const job: InboxJob = { webhook: 'bot', deliveryId: delivery.id, kind: delivery.kind, body: body.toString('utf8'), headers: keptHeaders(req), receivedAt };
-      const bot = resolving ? pathId(pattern, req) : undefined;
+    jobOf({ delivery, body, request, receivedAt }) {
+      const job: InboxJob = { webhook: 'bot', deliveryId: delivery.id, kind: delivery.kind, body: body.toString('utf8'), headers: keptHeaders(request), receivedAt };
+      const bot = resolving ? pathId(pattern, request) : undefined;
       return bot === undefined ? job : { ...job, verifiedBy: bot };
     },
     signatureOf: () => NO_MAC,

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { NodeHeaderSource } from '../internal/headers';
+import type { NodeHeaderSource } from './headers';
 
 /**
  * What the pipeline reads of a request besides its body: the headers, the path (for a path that

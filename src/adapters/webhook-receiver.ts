@@ -1,6 +1,6 @@
 import type { PathPattern } from '../internal/path-pattern';
 import type { Outcome } from '../receive/receiver';
-import type { RequestAccess } from '../receive/request-access';
+import type { RequestAccess } from '../internal/request-access';
 
 /** What an adapter needs of a webhook: the pipeline that answers a request, and the path it owns. */
 export interface WebhookReceiver {

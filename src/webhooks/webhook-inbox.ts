@@ -1,11 +1,11 @@
-import type { Settings } from '../options';
+import type { Settings } from './options';
 import type { Delivery, Protocol } from '../receive/protocol';
-import type { Handoff } from '../receive/receiver';
+import type { Handoff } from '../inbox/accepted-delivery';
 import type { DeliveryListener } from '../route/handler-types';
-import { InboxProducer } from './inbox-producer';
-import { requireQueuePackages } from './redis-connection';
-import { startWorker, type InboxWorker, type WorkOptions } from './inbox-worker';
-import type { WebhookJobs } from './webhook-jobs';
+import { InboxProducer } from '../inbox/inbox-producer';
+import { requireQueuePackages } from '../inbox/redis-connection';
+import { startWorker, type InboxWorker, type WorkOptions } from '../receive/inbox-worker';
+import type { WebhookJobs } from '../receive/webhook-jobs';
 
 /** What a webhook middleware gets from its inbox: the receiver's hand-off, `work()`, and closing. */
 export interface WebhookInbox<D extends Delivery> {

@@ -1,14 +1,14 @@
-import type { BotEventData, BotEventMap } from './generated/bot-types';
-import { botEventKinds } from './generated/bot-types';
-import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
-import { expressMiddleware } from './middleware/node/express-middleware';
+import type { BotEventData, BotEventMap } from '../generated/bot-types';
+import { botEventKinds } from '../generated/bot-types';
+import { commonMethods, listeners, type WebhookMiddlewareBase } from './webhook-methods';
+import { expressMiddleware } from '../adapters/node/express-middleware';
 import { settings, type BotWebhookOptions } from './options';
-import { botJobs } from './inbox/webhook-jobs';
-import { webhookInbox } from './inbox/webhook-inbox';
-import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from './receive/bot-protocol';
-import { Receiver } from './receive/receiver';
-import { HandlerRegistry } from './route/handler-registry';
-import type { BotHandler, CommandData } from './route/handler-types';
+import { botJobs } from '../receive/webhook-jobs';
+import { webhookInbox } from './webhook-inbox';
+import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
+import { Receiver } from '../receive/receiver';
+import { HandlerRegistry } from '../route/handler-registry';
+import type { BotHandler, CommandData } from '../route/handler-types';
 
 export type BotEventKind = keyof BotEventMap;
 

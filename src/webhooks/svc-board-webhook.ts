@@ -1,15 +1,15 @@
-import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from './generated/board-types';
-import { boardEventTypes } from './generated/board-types';
-import { commonMethods, listeners, type WebhookMiddlewareBase } from './middleware/common-methods';
-import { expressMiddleware } from './middleware/node/express-middleware';
+import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from '../generated/board-types';
+import { boardEventTypes } from '../generated/board-types';
+import { commonMethods, listeners, type WebhookMiddlewareBase } from './webhook-methods';
+import { expressMiddleware } from '../adapters/node/express-middleware';
 import { settings, type BoardWebhookOptions } from './options';
-import { boardJobs } from './inbox/webhook-jobs';
-import { webhookInbox } from './inbox/webhook-inbox';
-import type { BoardSecretClaim, SecretResolver } from './verify/secret-resolver';
-import { boardProtocol } from './receive/board-protocol';
-import { Receiver } from './receive/receiver';
-import { HandlerRegistry } from './route/handler-registry';
-import type { BoardHandler } from './route/handler-types';
+import { boardJobs } from '../receive/webhook-jobs';
+import { webhookInbox } from './webhook-inbox';
+import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
+import { boardProtocol } from '../receive/board-protocol';
+import { Receiver } from '../receive/receiver';
+import { HandlerRegistry } from '../route/handler-registry';
+import type { BoardHandler } from '../route/handler-types';
 
 export interface BoardWebhookMiddleware extends WebhookMiddlewareBase<BoardHandler<BoardWebhookEvent>> {
   /** Runs `handler` for every delivery of the given type(s); the event is typed by its type. */

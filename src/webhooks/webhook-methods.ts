@@ -1,9 +1,9 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
-import type { InboxWorker, WorkOptions } from '../inbox/inbox-worker';
-import type { WebhookInbox } from '../inbox/webhook-inbox';
+import type { InboxWorker, WorkOptions } from '../receive/inbox-worker';
+import type { WebhookInbox } from './webhook-inbox';
 import type { Logger } from 'pino';
-import { flushLog } from '../options';
-import type { Middleware } from './node/express-middleware';
+import { flushLog } from './options';
+import type { Middleware } from '../adapters/node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
 export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SvcWebhookError } from '../errors';
 import { singleHeader } from '../internal/headers';
-import type { RequestFacts } from './request-access';
+import type { RequestFacts } from '../internal/request-access';
 
 /**
  * Refusals that are the sender's (or a forger's) doing, not a fault here: one line each, without a

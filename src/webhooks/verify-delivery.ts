@@ -3,15 +3,15 @@ import { boardEventTypes, type BoardEventMap, type BoardEventType, type BoardUnk
 import { botEventKinds, type BotEventData, type BotEventMap, type BotWebhookUpdate } from '../generated/bot-types';
 import type { HeaderSource } from '../internal/headers';
 import { pathPattern } from '../internal/path-pattern';
-import { bodyLimit, DEFAULT_PATHS, toleranceOption, type SecretSource } from '../options';
+import { bodyLimit, DEFAULT_PATHS, toleranceOption, type SecretSource } from './options';
 import { parseJson } from '../parse/parse-json';
 import { boardProtocol } from '../receive/board-protocol';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
 import type { Delivery, Protocol } from '../receive/protocol';
-import type { RequestFacts } from '../receive/request-access';
+import type { RequestFacts } from '../internal/request-access';
 import { schemaRefusal } from '../validate/validate-payload';
 import { HandlerRegistry } from '../route/handler-registry';
-import { secretKeys } from './secret-keys';
+import { secretKeys } from '../verify/secret-keys';
 
 export interface VerifyDeliveryInput {
   /** The raw body exactly as it was received: the signature is over these bytes. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../../receive/receiver';
-import type { WebhookMiddlewareBase } from '../common-methods';
+import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
 import { NODE_REQUEST } from './node-request';
 
@@ -31,7 +31,7 @@ export type FastifyWebhookPlugin = (instance: FastifyInstanceLike, options: unkn
  * runs: the route hands the untouched request stream to the pipeline, which reads the exact bytes
  * within `limit`. The answers are the Express mount's.
  */
-export function fastifyWebhook(webhook: WebhookMiddlewareBase<never>, options: FastifyWebhookOptions = {}): FastifyWebhookPlugin {
+export function fastifyWebhook(webhook: Middleware, options: FastifyWebhookOptions = {}): FastifyWebhookPlugin {
   const receiver = receiverOf(webhook, 'fastifyWebhook');
   const path = options.path ?? receiver.path;
   return function svcFastifyWebhook(instance, _options, done) {

@@ -1,14 +1,18 @@
-import type { KeyObject } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { DEFAULT_RETENTION_MS, type DeliveryStore } from './dedup/delivery-store';
-import { memoryStore } from './dedup/memory-store';
-import { inboxSettings, type InboxOptions, type InboxSettings } from './inbox/inbox-options';
-import { schemaPolicies, type SchemaPolicy } from './validate/validate-payload';
-import { redactingLogOptions } from './internal/log-redaction';
-import { optionNumber } from './internal/option-number';
-import { normalisePath, pathPattern, type PathPattern } from './internal/path-pattern';
-import { secretKeys } from './verify/secret-keys';
-import { SecretLookup, type BoardSecretClaim, type BotSecretClaim, type SecretLookupOptions, type SecretResolver } from './verify/secret-resolver';
+import { DEFAULT_RETENTION_MS, type DeliveryStore } from '../dedup/delivery-store';
+import type { SecretSource } from '../verify/secret-source';
+import type { Settings } from '../receive/settings';
+import { memoryStore } from '../dedup/memory-store';
+import { inboxSettings, type InboxOptions } from '../inbox/inbox-options';
+import { schemaPolicies, type SchemaPolicy } from '../validate/validate-payload';
+import { redactingLogOptions } from '../internal/log-redaction';
+import { optionNumber } from '../internal/option-number';
+import { normalisePath, pathPattern, type PathPattern } from '../internal/path-pattern';
+
+export type { Settings } from '../receive/settings';
+export type { SecretSource } from '../verify/secret-source';
+import { secretKeys } from '../verify/secret-keys';
+import { SecretLookup, type BoardSecretClaim, type BotSecretClaim, type SecretLookupOptions, type SecretResolver } from '../verify/secret-resolver';
 
 export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
   /**
@@ -57,33 +61,6 @@ export interface BoardWebhookOptions extends WebhookOptions<BoardSecretClaim> {
 }
 
 export type BotWebhookOptions = WebhookOptions<BotSecretClaim>;
-
-/** One fixed set of keys, or a lookup of each board's (bot's) own. */
-export type SecretSource = { readonly keys: readonly KeyObject[]; readonly lookup?: undefined } | { readonly keys?: undefined; readonly lookup: SecretLookup };
-
-export interface Settings {
-  readonly secrets: SecretSource;
-  /** The configured secret values (none with a resolver): what leaves other than through the logger is scrubbed of them. */
-  readonly fixedSecrets: readonly string[];
-  readonly path: string;
-  readonly pattern: PathPattern;
-  readonly now: () => number;
-  readonly limit: number;
-  readonly timeoutMs: number;
-  readonly leaseMs: number;
-  readonly abandonAfterMs: number;
-  readonly store: DeliveryStore;
-  /** Every line the library logs except the one below, scrubbed of secrets and credentials. */
-  readonly logger: Logger;
-  /**
-   * The one line per accepted delivery. Its fields are the library's own (a canonical id, the kind
-   * of a verified delivery, numbers), so nothing in it needs scrubbing, and it is the hot path.
-   */
-  readonly lineLogger: Logger;
-  readonly schemaPolicy: SchemaPolicy;
-  readonly toleranceSeconds: number;
-  readonly inbox?: InboxSettings;
-}
 
 export const DEFAULT_PATHS = { board: '/webhooks/board', bot: '/webhooks/bot' } as const;
 /** The body size the spec requires receivers to accept. */

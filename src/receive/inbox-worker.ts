@@ -10,14 +10,14 @@ import { isThenable } from '../internal/thenable';
 import { parseJson } from '../parse/parse-json';
 import { DeliveryTelemetry, type ProcessTrace } from '../observe/telemetry';
 import type { SecretLookup } from '../verify/secret-resolver';
-import type { Delivery, Protocol } from '../receive/protocol';
+import type { Delivery, Protocol } from './protocol';
 import { DeliveryScope } from '../route/delivery-scope';
 import type { DeliveryListener, DeliveryRecord, QueueOutcome } from '../route/handler-types';
 import { runHandlers, type RunResult, type SettledResult } from '../route/run-handlers';
-import { BoardOrder, type Turn } from './board-order';
-import type { InboxJob } from './inbox-job';
-import { retryDelay, type InboxSettings } from './inbox-options';
-import { inboxConnection } from './redis-connection';
+import { BoardOrder, type Turn } from '../inbox/board-order';
+import type { InboxJob } from '../inbox/inbox-job';
+import { retryDelay, type InboxSettings } from '../inbox/inbox-options';
+import { inboxConnection } from '../inbox/redis-connection';
 import { headersOnly, type WebhookJobs } from './webhook-jobs';
 
 export interface WorkOptions {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { RequestAccess } from '../receive/request-access';
+import type { RequestAccess } from './request-access';
 
 /**
  * The request as a handler or an error handler sees it: `req` (Node) and `request` (Fetch). Without

@@ -1,5 +1,5 @@
 import type { Outcome } from '../../receive/receiver';
-import type { WebhookMiddlewareBase } from '../common-methods';
+import type { Middleware } from '../node/express-middleware';
 import { receiverOf } from '../webhook-receiver';
 import { WEB_REQUEST } from './web-request';
 
@@ -14,7 +14,7 @@ const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_err
  * and options as its Express mount. It answers every POST it is given: the framework's router (or
  * the file's place, in Next.js) decides the path. The body is read as a stream within `limit`.
  */
-export function createWebHandler(webhook: WebhookMiddlewareBase<never>): WebHandler {
+export function createWebHandler(webhook: Middleware): WebHandler {
   const receiver = receiverOf(webhook, 'createWebHandler');
   return async function svcWebHandler(request: Request): Promise<Response> {
     if (request.method !== 'POST') return respond(METHOD_NOT_ALLOWED, 'POST');

@@ -1,0 +1,31 @@
+import type { Logger } from 'pino';
+import type { DeliveryStore } from '../dedup/delivery-store';
+import type { InboxSettings } from '../inbox/inbox-options';
+import type { PathPattern } from '../internal/path-pattern';
+import type { SchemaPolicy } from '../validate/validate-payload';
+import type { SecretSource } from '../verify/secret-source';
+
+/** A webhook's options as the pipeline uses them: checked and normalised once, at setup. */
+export interface Settings {
+  readonly secrets: SecretSource;
+  /** The configured secret values (none with a resolver): what leaves other than through the logger is scrubbed of them. */
+  readonly fixedSecrets: readonly string[];
+  readonly path: string;
+  readonly pattern: PathPattern;
+  readonly now: () => number;
+  readonly limit: number;
+  readonly timeoutMs: number;
+  readonly leaseMs: number;
+  readonly abandonAfterMs: number;
+  readonly store: DeliveryStore;
+  /** Every line the library logs except the one below, scrubbed of secrets and credentials. */
+  readonly logger: Logger;
+  /**
+   * The one line per accepted delivery. Its fields are the library's own (a canonical id, the kind
+   * of a verified delivery, numbers), so nothing in it needs scrubbing, and it is the hot path.
+   */
+  readonly lineLogger: Logger;
+  readonly schemaPolicy: SchemaPolicy;
+  readonly toleranceSeconds: number;
+  readonly inbox?: InboxSettings;
+}
