@@ -14,6 +14,8 @@ export {
   type VerifiedBotDelivery,
 } from './webhooks/verify-delivery';
 export type { HeaderSource } from './internal/headers';
+export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
+export type { LoggerOption } from './internal/webhook-loggers';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
 export { DEFAULT_PATHS } from './webhooks/options';
 export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';

@@ -36,7 +36,7 @@ if (role === 'sender') {
   const handlerMs = Number(env.HANDLER_MS ?? '0');
   const expected = Number(env.EXPECT ?? '0');
   const warmUpExpected = Number(env.WARM_UP_EXPECT ?? '0');
-  const inbox = env.MODE === 'direct' ? undefined : { url, prefix, ordered: env.ORDERED === '1', gapWaitMs: 60_000, keepProcessedFor: 60_000 };
+  const inbox = env.MODE === 'direct' ? undefined : { connection: url, prefix, ordered: env.ORDERED === '1', gapWaitMs: 60_000, keepProcessedMs: 60_000 };
   const store = redisStore({ url, prefix: `${prefix}-ids:` });
   const phases = role === 'receiver' && env.PHASES === '1' ? traceReceiver(store) : undefined;
   const board = svcBoardWebhook({
@@ -44,7 +44,7 @@ if (role === 'sender') {
     logger: pino({ level: 'silent' }),
     store,
     // Direct mode: the handler runs in the request, up to the longest deadline allowed.
-    timeout: 9000,
+    timeoutMs: 9000,
     ...(inbox === undefined ? {} : { inbox }),
   });
 

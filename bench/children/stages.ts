@@ -15,7 +15,7 @@ import { MemoryStore } from '../../src/dedup/memory-store';
 import { NODE_REQUEST } from '../../src/adapters/node/node-request';
 import { pathPattern } from '../../src/internal/path-pattern';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
-import { LOG_BATCH } from '../../src/webhooks/options';
+import { LOG_BATCH } from '../../src/internal/webhook-loggers';
 import { parseJson } from '../../src/parse/parse-json';
 import { boardProtocol } from '../../src/receive/board-protocol';
 import { DeliveryScope } from '../../src/route/delivery-scope';

@@ -14,6 +14,10 @@ import { svcRequest, type SvcRequest, type Transport } from './svc-request';
 import { isOAuthCredential, tokenKind } from './token-kinds';
 import { checkWebhookSecret } from './webhook-secret';
 import { checkWebhookUrl } from './webhook-url';
+import { readOptions } from '../internal/option-table';
+import { MAX_TIMEOUT_MS, SVC_CLIENT_OPTIONS } from './svc-client-options';
+
+export { MAX_TIMEOUT_MS };
 
 export interface SvcClientOptions {
   /** svc's base address, e.g. https://acme.svc.example.com; the route paths are appended to it. */
@@ -34,9 +38,6 @@ export interface SvcClientOptions {
   allowInsecureHttp?: boolean;
 }
 
-const DEFAULT_TIMEOUT_MS = 30_000;
-/** The longest timeout a timer takes (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * Whether `value` is a deadline a timer keeps: AbortSignal.timeout() takes whole milliseconds up
@@ -56,17 +57,17 @@ export class SvcClient {
   readonly #transport: Transport;
 
   constructor(options: SvcClientOptions) {
-    if (typeof options !== 'object' || options === null) throw new TypeError('svc-webhooks: pass SvcClient options with a baseUrl');
+    const read = readOptions(SVC_CLIENT_OPTIONS, options, { factory: 'SvcClient' });
     this.#transport = {
-      baseUrl: checkBaseUrl(options.baseUrl),
-      timeoutMs: timeout(options.timeoutMs),
-      fetch: options.fetch ?? globalThis.fetch,
+      baseUrl: checkBaseUrl(read.baseUrl),
+      timeoutMs: read.timeoutMs,
+      fetch: read.fetch ?? globalThis.fetch,
     };
-    if (options.token !== undefined) {
-      checkTokenShape(options.token);
-      if (options.allowInsecureHttp !== true) checkTokenTransport(this.#transport.baseUrl);
+    if (read.token !== undefined) {
+      checkTokenShape(read.token);
+      if (!read.allowInsecureHttp) checkTokenTransport(this.#transport.baseUrl);
     }
-    this.#token = options.token;
+    this.#token = read.token as string | undefined;
   }
 
   /** GET /api/version: unauthenticated; the token is not sent. */
@@ -208,12 +209,6 @@ function checkTokenShape(token: unknown): void {
   if (isOAuthCredential(tokenKind(token))) {
     throw new SvcClientError('invalid_token', 'OAuth tokens, codes and client credentials are not accepted by the svc REST API');
   }
-}
-
-function timeout(value: unknown): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  if (!isTimerDelay(value)) throw new TypeError(`svc-webhooks: \`timeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
-  return value;
 }
 
 function boardPath(boardId: unknown): string {

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
@@ -40,7 +40,7 @@ export function attempt(call: () => unknown): StoreFailure | Promise<StoreFailur
 }
 
 /** Releases the claim of a failed delivery, so the sender's retry runs the handlers again. */
-export function releaseClaim(store: DeliveryStore, id: string, token: string, logger: Logger): void | Promise<void> {
+export function releaseClaim(store: DeliveryStore, id: string, token: string, logger: WebhookLogger): void | Promise<void> {
   const report = (failed: StoreFailure) => {
     // Not fatal: the lease lapses and the retry after it runs the handlers.
     if (failed) logger.error({ err: safeError(failed.error), deliveryId: id }, 'could not release a failed delivery in the de-dup store; its lease will lapse');
@@ -58,7 +58,7 @@ const LONGEST_RETRY_MS = 2_000;
  * another attempt may hold the delivery). The commit is token-checked by the store, so a late retry
  * cannot overwrite another attempt's claim. Resolves `true` when recorded, `false` when given up.
  */
-export async function commitWithRetry(store: DeliveryStore, id: string, token: string, untilMs: number, logger: Logger, first?: StoreFailure): Promise<boolean> {
+export async function commitWithRetry(store: DeliveryStore, id: string, token: string, untilMs: number, logger: WebhookLogger, first?: StoreFailure): Promise<boolean> {
   let failed = first;
   let waitMs = FIRST_RETRY_MS;
   while (failed) {
@@ -100,7 +100,7 @@ export function holdClaim(
   token: string,
   leaseMs: number,
   abandonAfterMs: number,
-  logger: Logger,
+  logger: WebhookLogger,
   onAbandon: () => void,
 ): ClaimHold {
   const extend = store.extend;

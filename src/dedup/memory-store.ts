@@ -1,5 +1,7 @@
-import type { Logger } from 'pino';
-import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+import type { WebhookLogger } from '../internal/logger';
+import { readOptions } from '../internal/option-table';
+import type { ClaimResult, DeliveryStore } from './delivery-store';
+import { MEMORY_STORE_OPTIONS } from './store-options';
 import { IdTable, idWords } from './id-table';
 
 export interface MemoryStoreOptions {
@@ -10,7 +12,7 @@ export interface MemoryStoreOptions {
   /** Clock in ms since the epoch. Default `Date.now`. */
   now?: () => number;
   /** Where eviction warnings go. */
-  logger?: Pick<Logger, 'warn'>;
+  logger?: Pick<WebhookLogger, 'warn'>;
 }
 
 export interface MemoryStoreStats {
@@ -55,7 +57,7 @@ export class MemoryStore implements DeliveryStore {
   private readonly maxIds: number;
   private readonly generationCap: number;
   private readonly now: () => number;
-  private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly logger: Pick<WebhookLogger, 'warn'> | undefined;
   private readonly generations: Generation[] = [];
   private readonly claims = new Map<string, Claim>();
   private readonly words = new Uint32Array(4);
@@ -64,12 +66,13 @@ export class MemoryStore implements DeliveryStore {
   private nextClaimSweep = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
-    this.maxIds = positive(options.maxIds ?? 1_000_000, 'maxIds');
+    const read = readOptions(MEMORY_STORE_OPTIONS, options, { factory: 'memoryStore' });
+    this.retentionMs = read.retentionMs;
+    this.maxIds = read.maxIds;
     this.spanMs = this.retentionMs / GENERATIONS_PER_WINDOW;
     this.generationCap = Math.max(1, Math.ceil(this.maxIds / GENERATIONS_PER_BOUND));
-    this.now = options.now ?? Date.now;
-    this.logger = options.logger;
+    this.now = read.now ?? Date.now;
+    this.logger = read.logger;
   }
 
   claim(id: string, leaseMs: number): ClaimResult {
@@ -169,11 +172,6 @@ export class MemoryStore implements DeliveryStore {
 
 function minutes(ms: number): string {
   return ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: memory store \`${name}\` must be a positive number`);
-  return value;
 }
 
 /** The in-memory de-dup store (the default). */

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
 import { storeRefusal } from './store-refusal';
-import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+import { readOptions } from '../internal/option-table';
+import type { ClaimResult, DeliveryStore } from './delivery-store';
+import { POSTGRES_STORE_OPTIONS } from './store-options';
 import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from '../internal/sql-client';
-import { CLAIM_LOST_MARKER, DEFAULT_TABLE, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
+import { CLAIM_LOST_MARKER, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
 
 /** A connection lent by a pool (a node-postgres `PoolClient`). */
 export interface PooledSqlClient extends SqlClient {
@@ -36,7 +38,7 @@ export interface PostgresStoreOptions {
   /** How often expired rows are deleted, in ms (in small batches that skip rows in use). Default 10 minutes. */
   pruneIntervalMs?: number;
   /** Where failed prunes are reported. */
-  logger?: Pick<Logger, 'warn'>;
+  logger?: Pick<WebhookLogger, 'warn'>;
 }
 
 /** A parameterised statement, in node-postgres's QueryConfig shape: `client.query(statement)` runs it. */
@@ -49,7 +51,6 @@ const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 const PRUNE_BATCH = 1000;
 const UNDEFINED_TABLE = '42P01';
-const MAX_TIMER_MS = 2 ** 31 - 1;
 // A connection whose statement timed out is kept this many command timeouts for it to settle.
 const SETTLE_FACTOR = 10;
 
@@ -67,7 +68,7 @@ export class PostgresStore implements DeliveryStore {
   private readonly ownsPool: boolean;
   private readonly timeoutMs: number;
   private readonly sql: Statements;
-  private readonly logger: Pick<Logger, 'warn'> | undefined;
+  private readonly logger: Pick<WebhookLogger, 'warn'> | undefined;
   private readonly pruneTimer: NodeJS.Timeout;
   private pruning: Promise<number> | undefined;
   // Deliveries whose transaction recorded them as done: the receiver's commit that follows has
@@ -75,22 +76,18 @@ export class PostgresStore implements DeliveryStore {
   private readonly markedInTransaction = new Set<string>();
 
   constructor(options: PostgresStoreOptions) {
-    if (typeof options !== 'object' || options === null || (options.pool === undefined) === (options.connectionString === undefined)) {
+    const read = readOptions(POSTGRES_STORE_OPTIONS, options, { factory: 'postgresStore' });
+    if ((read.pool === undefined) === (read.connectionString === undefined)) {
       throw new TypeError('svc-webhooks: postgresStore needs exactly one of `pool` or `connectionString`');
     }
-    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
-    this.timeoutMs = timer(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
-    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
-    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
-    // Stryker disable next-line StringLiteral: the option's name reaches only a RangeError's message (test/mutation/EQUIVALENT.postgres.md)
-    const pruneIntervalMs = timer(options.pruneIntervalMs ?? 10 * 60_000, 'pruneIntervalMs');
-    const table = options.table ?? DEFAULT_TABLE;
-    this.table = quoteTable(table);
-    this.sql = statements(table);
-    this.logger = options.logger;
-    this.ownsPool = options.pool === undefined;
-    this.pool = options.pool ?? createPool(options.connectionString!, this.timeoutMs);
-    this.pruneTimer = setInterval(() => void this.pruneQuietly(), pruneIntervalMs);
+    this.timeoutMs = read.commandTimeoutMs;
+    this.retentionMs = read.retentionMs;
+    this.table = quoteTable(read.table);
+    this.sql = statements(read.table);
+    this.logger = read.logger;
+    this.ownsPool = read.pool === undefined;
+    this.pool = (read.pool as PostgresPool | undefined) ?? createPool(read.connectionString!, this.timeoutMs);
+    this.pruneTimer = setInterval(() => void this.pruneQuietly(), read.pruneIntervalMs);
     this.pruneTimer.unref();
   }
 
@@ -329,17 +326,6 @@ function createPool(connectionString: string, timeoutMs: number): PostgresPool {
   // An idle connection that the server drops is an error event; the next statement reconnects or fails closed (503).
   pool.on('error', () => undefined);
   return pool;
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be a positive number`);
-  return value;
-}
-
-/** A time a timer waits: longer than node's timers can, it would fire at once (over and over). */
-function timer(value: number, name: string): number {
-  if (positive(value, name) > MAX_TIMER_MS) throw new RangeError(`svc-webhooks: postgresStore \`${name}\` must be at most ${MAX_TIMER_MS} ms`);
-  return value;
 }
 
 /** The PostgreSQL de-dup store: `store: postgresStore({ connectionString: process.env.DATABASE_URL })`. */

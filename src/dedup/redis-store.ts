@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_RETENTION_MS, type ClaimResult, type DeliveryStore } from './delivery-store';
+import { readOptions } from '../internal/option-table';
+import type { ClaimResult, DeliveryStore } from './delivery-store';
+import { REDIS_STORE_OPTIONS } from './store-options';
 
 /**
  * The part of a Redis client the store uses: ioredis's generic `call`. Any client with this
@@ -57,15 +59,15 @@ export class RedisStore implements DeliveryStore {
   private nextReady: Promise<void> | undefined;
 
   constructor(options: RedisStoreOptions) {
-    if ((options.client === undefined) === (options.url === undefined)) {
+    const read = readOptions(REDIS_STORE_OPTIONS, options, { factory: 'redisStore' });
+    if ((read.client === undefined) === (read.url === undefined)) {
       throw new TypeError('svc-webhooks: redisStore needs exactly one of `client` or `url`');
     }
-    this.timeoutMs = positive(options.commandTimeoutMs ?? 1000, 'commandTimeoutMs');
-    this.retentionMs = positive(options.retentionMs ?? DEFAULT_RETENTION_MS, 'retentionMs');
-    this.prefix = options.prefix ?? 'svc-webhooks:';
-    if (typeof this.prefix !== 'string') throw new TypeError('svc-webhooks: redisStore `prefix` must be a string');
-    this.ownsClient = options.client === undefined;
-    this.client = options.client ?? connect(options.url!, this.timeoutMs);
+    this.timeoutMs = read.commandTimeoutMs;
+    this.retentionMs = read.retentionMs;
+    this.prefix = read.prefix;
+    this.ownsClient = read.client === undefined;
+    this.client = (read.client as RedisCommander | undefined) ?? connect(read.url!, this.timeoutMs);
   }
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {
@@ -144,11 +146,6 @@ function connect(url: string, timeoutMs: number): RedisCommander {
   // Connection errors surface per command as 503s; without a listener they would be unhandled.
   client.on('error', () => undefined);
   return client;
-}
-
-function positive(value: number, name: string): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`svc-webhooks: redisStore \`${name}\` must be a positive number`);
-  return value;
 }
 
 /** The Redis de-dup store: `store: redisStore({ url: process.env.REDIS_URL })`. */

@@ -1,17 +1,18 @@
 import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
-import { optionNumber } from '../internal/option-number';
+import { customOption, kindOf, numberOption, readOptions, stringOption } from '../internal/option-table';
 
+/** `inbox`: acknowledge now, process later, in a BullMQ queue on Redis. */
 export interface InboxOptions {
-  /** The Redis the queues live in (`redis://host:port/db`); the de-dup store's Redis can serve both. */
-  url: string;
+  /** The Redis the queues live in, as BullMQ's `connection`: a `redis://host:port/db` URL (the de-dup store's Redis can serve both). */
+  connection: string;
   /** Prefix of the queues' Redis keys, so several applications can share one Redis. Default `svc-webhooks`. */
   prefix?: string;
   /** How long a failing delivery is retried before it becomes a dead letter, in ms. Default: a day, as long as svc retries. */
-  retryFor?: number;
-  /** The first retry's delay in ms; each next one doubles, up to `maxRetryDelay`. Default 1000. */
-  retryDelay?: number;
-  /** The longest delay between two retries, in ms. Default one hour (svc's own longest), or `retryDelay` when that is longer. */
-  maxRetryDelay?: number;
+  retryForMs?: number;
+  /** The first retry's delay in ms; each next one doubles, up to `maxRetryDelayMs`. Default 1000. */
+  retryDelayMs?: number;
+  /** The longest delay between two retries, in ms. Default one hour (svc's own longest), or `retryDelayMs` when that is longer. */
+  maxRetryDelayMs?: number;
   /**
    * Board order: `true` hands every board event (but `ping`) to the handlers in `sequence` order,
    * one at a time per board; a list of event types orders those types only. Default `false`.
@@ -24,13 +25,13 @@ export interface InboxOptions {
    * receiver crashed between enqueueing and recording the delivery) finds it and is not run again.
    * Default: a day and an hour, as long as the de-dup store remembers ids.
    */
-  keepProcessedFor?: number;
+  keepProcessedMs?: number;
   /** Longest wait for Redis to take a delivery, in ms; past it the delivery is refused with 503 and retried by svc. Default 2000. */
   enqueueTimeoutMs?: number;
 }
 
 export interface InboxSettings {
-  readonly url: string;
+  readonly connection: string;
   readonly prefix: string;
   readonly retryForMs: number;
   readonly retryDelayMs: number;
@@ -43,30 +44,76 @@ export interface InboxSettings {
   readonly enqueueTimeoutMs: number;
 }
 
-const KNOWN = new Set(['url', 'prefix', 'retryFor', 'retryDelay', 'maxRetryDelay', 'ordered', 'gapWaitMs', 'keepProcessedFor', 'enqueueTimeoutMs']);
+const HOUR_MS = 60 * 60 * 1000;
+
+/** The declaration of every `inbox` option (docs/options.md is made from it). */
+export const INBOX_OPTIONS = {
+  connection: stringOption({
+    doc: 'The Redis the queues live in: a `redis://` or `rediss://` URL; the de-dup store\'s Redis can serve both.',
+    default: undefined,
+    bounds: 'a redis:// or rediss:// URL (required)',
+    check(value, name) {
+      if (!/^rediss?:\/\//.test(value)) throw new TypeError(`svc-webhooks: \`${name}\` must be a redis:// or rediss:// URL; got ${kindOf(value)} that is not one`);
+    },
+  }),
+  prefix: stringOption({
+    doc: "Prefix of the queues' Redis keys, so that several applications can share one Redis.",
+    default: 'svc-webhooks',
+    bounds: 'non-empty, without `:`',
+    check(value, name) {
+      if (value === '' || value.includes(':')) throw new TypeError(`svc-webhooks: \`${name}\` must be a non-empty string without ":"`);
+    },
+  }),
+  retryForMs: numberOption({ doc: 'How long a failing delivery is retried before it becomes a dead letter (svc retries for a day).', unit: 'ms', default: DAY_MS, min: 0, max: 30 * DAY_MS, integer: false }),
+  retryDelayMs: numberOption({ doc: "The first retry's delay; each next one doubles, up to `maxRetryDelayMs`.", unit: 'ms', default: 1000, min: 1, max: DAY_MS, integer: false }),
+  maxRetryDelayMs: numberOption({
+    doc: 'The longest delay between two retries.',
+    unit: 'ms',
+    default: undefined,
+    defaultText: "one hour (svc's own longest), or `retryDelayMs` when that is longer",
+    min: 1,
+    max: DAY_MS,
+    integer: false,
+  }),
+  ordered: customOption<boolean | ReadonlySet<string>>({
+    doc: 'Board order: `true` hands every board event but `ping` to the handlers in `sequence` order, one at a time per board; a list of event types orders those types only.',
+    type: 'boolean | string[]',
+    defaultText: 'false',
+    read(value, name) {
+      if (value === undefined || typeof value === 'boolean') return value ?? false;
+      if (Array.isArray(value) && value.every((t) => typeof t === 'string' && t !== '')) return new Set(value as string[]);
+      throw new TypeError(`svc-webhooks: \`${name}\` must be a boolean or a list of board event types; got ${kindOf(value)}`);
+    },
+  }),
+  gapWaitMs: numberOption({ doc: 'How long an ordered event waits for a missing predecessor, from when a worker first takes it up, before it is handled with `ctx.gap`.', unit: 'ms', default: 2 * 60 * 1000, min: 0, max: DAY_MS, integer: false }),
+  keepProcessedMs: numberOption({
+    doc: "How long a processed delivery's job is kept: a repeat enqueued in that time (after a receiver crashed between enqueueing and recording it) finds it and is not run again.",
+    unit: 'ms',
+    default: DEFAULT_RETENTION_MS,
+    defaultText: `${DEFAULT_RETENTION_MS} (a day and an hour, as long as the de-dup store remembers ids)`,
+    min: 0,
+    max: 30 * DAY_MS,
+    integer: false,
+  }),
+  enqueueTimeoutMs: numberOption({ doc: 'Longest wait for Redis to take a delivery; past it the delivery is refused with 503 and retried by svc.', unit: 'ms', default: 2000, min: 1, max: 9000, integer: false }),
+};
+
+const RENAMED = { url: 'connection', retryFor: 'retryForMs', retryDelay: 'retryDelayMs', maxRetryDelay: 'maxRetryDelayMs', keepProcessedFor: 'keepProcessedMs' };
 
 /** Checks the inbox options once, at setup. */
-export function inboxSettings(options: InboxOptions): InboxSettings {
-  if (typeof options !== 'object' || options === null) throw new TypeError('svc-webhooks: `inbox` must be an options object');
-  for (const key of Object.keys(options)) if (!KNOWN.has(key)) throw new TypeError(`svc-webhooks: unknown inbox option \`${key}\``);
-  if (typeof options.url !== 'string' || !/^rediss?:\/\//.test(options.url)) throw new TypeError('svc-webhooks: inbox `url` must be a redis:// or rediss:// URL');
-  const prefix = options.prefix ?? 'svc-webhooks';
-  if (typeof prefix !== 'string' || prefix === '' || prefix.includes(':')) throw new TypeError('svc-webhooks: inbox `prefix` must be a non-empty string without ":"');
-  const retryForMs = number(options.retryFor, DAY_MS, 'retryFor', 0, 30 * DAY_MS);
-  const retryDelayMs = number(options.retryDelay, 1000, 'retryDelay', 1, DAY_MS);
+export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): InboxSettings {
+  const read = readOptions(INBOX_OPTIONS, options, { factory, prefix: 'inbox.', renamed: RENAMED });
+  if (read.connection === undefined) throw new TypeError(`svc-webhooks: \`inbox.connection\` is required: the redis:// URL of the Redis the queues live in`);
   // A first delay longer than the default maximum is taken as it is, not cut down to the maximum.
-  const maxRetryDelayMs = number(options.maxRetryDelay, Math.max(60 * 60 * 1000, retryDelayMs), 'maxRetryDelay', retryDelayMs, DAY_MS);
+  const maxRetryDelayMs = read.maxRetryDelayMs ?? Math.max(HOUR_MS, read.retryDelayMs);
+  if (maxRetryDelayMs < read.retryDelayMs) {
+    throw new RangeError(`svc-webhooks: \`inbox.maxRetryDelayMs\` (${maxRetryDelayMs}) must be at least \`inbox.retryDelayMs\` (${read.retryDelayMs})`);
+  }
   return {
-    url: options.url,
-    prefix,
-    retryForMs,
-    retryDelayMs,
+    ...read,
+    connection: read.connection,
     maxRetryDelayMs,
-    attempts: attemptsWithin(retryForMs, retryDelayMs, maxRetryDelayMs),
-    ordered: ordered(options.ordered),
-    gapWaitMs: number(options.gapWaitMs, 2 * 60 * 1000, 'gapWaitMs', 0, DAY_MS),
-    keepProcessedMs: number(options.keepProcessedFor, DEFAULT_RETENTION_MS, 'keepProcessedFor', 0, 30 * DAY_MS),
-    enqueueTimeoutMs: number(options.enqueueTimeoutMs, 2000, 'enqueueTimeoutMs', 1, 9000),
+    attempts: attemptsWithin(read.retryForMs, read.retryDelayMs, maxRetryDelayMs),
   };
 }
 
@@ -82,13 +129,6 @@ export function attemptsWithin(windowMs: number, first: number, longest: number)
   return runs;
 }
 
-function ordered(value: unknown): boolean | ReadonlySet<string> {
-  if (value === undefined || typeof value === 'boolean') return value ?? false;
-  if (Array.isArray(value) && value.every((t) => typeof t === 'string' && t !== '')) return new Set(value as string[]);
-  throw new TypeError('svc-webhooks: inbox `ordered` must be a boolean or a list of board event types');
-}
-
-/** Inbox options are named as such in errors: `inbox.retryFor`. */
-function number(value: unknown, fallback: number, name: string, min: number, max: number): number {
-  return optionNumber(value, fallback, `inbox.${name}`, min, max);
-}
+// The interface and the table name the same options.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+true satisfies Same<keyof InboxOptions, keyof typeof INBOX_OPTIONS>;

@@ -59,7 +59,7 @@ export class InboxProducer<D extends Delivery> {
     if (this.queue !== undefined) return this.queue;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
-    const connection = inboxConnection(this.inbox.url, 'producer');
+    const connection = inboxConnection(this.inbox.connection, 'producer');
     const queue = new BullQueue<InboxJob>(this.webhook, { connection, prefix: this.inbox.prefix });
     queue.on('error', () => undefined);
     // BullMQ prepares its connection once: it waits for Redis, then asks for its version. When that

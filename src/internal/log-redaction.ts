@@ -1,4 +1,5 @@
 import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
+import { SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from './logger';
 import { redactSecrets } from './redact-secrets';
 
 /**
@@ -12,6 +13,18 @@ export const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['secret', 'secrets',
 const SIGNATURE = /\b(sha256|v1)=[0-9a-fA-F]{64}\b/g;
 const TOKEN_PREFIX = /svc_(bot|os|oc|oa|or|client)_/;
 export const REDACTED = '[Redacted]';
+
+/** Never let a signature or secret reach a log line, whatever a handler logs (pino's redact paths). */
+export const REDACT_PATHS = [
+  'secret',
+  '*.secret',
+  'headers["x-svc-signature"]',
+  'headers.authorization',
+  'req.headers["x-svc-signature"]',
+  'req.headers.authorization',
+  'rawHeaders',
+  'req.rawHeaders',
+];
 const MAX_DEPTH = 10;
 
 export interface RedactingOptions {
@@ -47,8 +60,28 @@ export const NO_SECRETS: readonly string[] = Object.freeze([]);
  * A child of `logger` that also drops `secrets` (with a secret resolver: those of the board or bot
  * that verified the delivery, which the webhook's own logger cannot know).
  */
-export function childDropping(logger: Logger, bindings: Bindings, secrets: readonly string[]): Logger {
-  return secrets.length === 0 ? logger.child(bindings) : logger.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+export function childDropping(logger: WebhookLogger, bindings: Bindings, secrets: readonly string[]): WebhookLogger {
+  if (logger === SILENT_LOGGER) return logger;
+  if (logger instanceof SinkLogger) {
+    const child = logger.child(bindings);
+    return secrets.length === 0 ? child : child.scrubbing((inner) => alsoDropping(inner, secrets));
+  }
+  const pino = logger as Logger;
+  return secrets.length === 0 ? pino.child(bindings) : pino.child(bindings, redactingLogOptions(secrets) as ChildLoggerOptions);
+}
+
+/**
+ * The scrub of a logger that is not pino: the same as pino's formatters and error serializer apply,
+ * to the fields and to the message.
+ */
+export function lineScrub(secrets: readonly string[]): LineScrub {
+  const scrub = scrubber(secrets);
+  return { fields: (fields) => scrub(fields, 0) as Record<string, unknown>, message: textScrubber(secrets) };
+}
+
+function alsoDropping(inner: LineScrub, secrets: readonly string[]): LineScrub {
+  const more = lineScrub(secrets);
+  return { fields: (fields) => more.fields(inner.fields(fields)), message: (message) => more.message(inner.message(message)) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import type { SvcWebhookError } from '../errors';
 import { singleHeader } from '../internal/headers';
 import type { RequestFacts } from '../internal/request-access';
@@ -34,7 +34,7 @@ export class RefusalLog {
   private readonly windows = new Map<string, Window>();
 
   constructor(
-    private readonly logger: Logger,
+    private readonly logger: WebhookLogger,
     private readonly now: () => number,
   ) {}
 

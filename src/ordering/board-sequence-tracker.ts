@@ -1,3 +1,4 @@
+import { numberOption, readOptions } from '../internal/option-table';
 /**
  * Board events arrive out of order and more than once; each carries `sequence`, monotonic per board.
  * This tracker answers the two questions a handler has: is this event's task snapshot older than
@@ -17,6 +18,12 @@ export interface SequenceGap {
   readonly from: number;
   readonly to: number;
 }
+
+/** The declaration of every `boardSequenceTracker()` option (docs/options.md is made from it). */
+export const SEQUENCE_TRACKER_OPTIONS = {
+  maxTasks: numberOption({ doc: 'Tasks whose last applied sequence is remembered; the least recently applied are forgotten.', unit: 'count', default: 100_000, min: 1 }),
+  maxGaps: numberOption({ doc: 'Open gaps kept per board; past it the oldest gap is given up on (a dropped queue never fills it).', unit: 'count', default: 1_000, min: 1 }),
+};
 
 export interface SequenceTrackerOptions {
   /** Tasks whose last applied sequence is remembered; the least recently applied are forgotten. Default 100,000. */
@@ -38,8 +45,9 @@ export class BoardSequenceTracker {
   private readonly maxGaps: number;
 
   constructor(options: SequenceTrackerOptions = {}) {
-    this.maxTasks = positiveInteger(options.maxTasks ?? 100_000, 'maxTasks');
-    this.maxGaps = positiveInteger(options.maxGaps ?? 1_000, 'maxGaps');
+    const read = readOptions(SEQUENCE_TRACKER_OPTIONS, options, { factory: 'boardSequenceTracker' });
+    this.maxTasks = read.maxTasks;
+    this.maxGaps = read.maxGaps;
   }
 
   /** True when a later event of the same task on the same board was already applied. */
@@ -126,10 +134,6 @@ function sequenceOf(event: SequencedBoardEvent): number {
   return typeof event.sequence === 'string' ? Number(event.sequence) : event.sequence;
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`svc-webhooks: \`${name}\` must be a positive integer`);
-  return value;
-}
 
 // A task's sequence is per board: after a move, the task's events come from another board.
 function taskKey(event: SequencedBoardEvent): string | undefined {

@@ -1,6 +1,6 @@
 import type { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import { DEFAULT_RETENTION_MS } from '../dedup/delivery-store';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
@@ -19,20 +19,9 @@ import type { InboxJob } from '../inbox/inbox-job';
 import { retryDelay, type InboxSettings } from '../inbox/inbox-options';
 import { inboxConnection } from '../inbox/redis-connection';
 import { headersOnly, type WebhookJobs } from './webhook-jobs';
+import { workSettings, type WorkOptions } from '../inbox/work-options';
 
-export interface WorkOptions {
-  /** Deliveries this worker runs at once (each board still one at a time in board order). Default 10. */
-  concurrency?: number;
-  /**
-   * How long a job stays with a worker that stopped answering (killed, frozen) before another
-   * worker takes it, in ms: BullMQ's lock duration, renewed every half of it while handlers run. Default 30000.
-   */
-  lockDuration?: number;
-  /** How often the workers look for jobs whose worker is gone, in ms. Default 30000. */
-  stalledInterval?: number;
-  /** How often one delivery may be taken back from a gone worker before it becomes a dead letter. Default 3. */
-  maxStalledCount?: number;
-}
+export type { WorkOptions } from '../inbox/work-options';
 
 /** A running inbox worker. */
 export interface InboxWorker {
@@ -51,7 +40,7 @@ interface WorkerParts<S, D extends Delivery> {
   readonly inbox: InboxSettings;
   readonly protocol: Protocol<S, D>;
   readonly jobs: WebhookJobs<S, D>;
-  readonly logger: Logger;
+  readonly logger: WebhookLogger;
   /** The webhook's configured secrets: a handler's error recorded on a span is scrubbed of them. */
   readonly fixedSecrets: readonly string[];
   readonly listeners: readonly DeliveryListener[];
@@ -70,7 +59,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   const settings = workSettings(options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
-  const connection: Redis = inboxConnection(inbox.url, 'worker');
+  const connection: Redis = inboxConnection(inbox.connection, 'worker');
   const queue = new bull.Queue<InboxJob>(protocol.webhook, { connection, prefix: inbox.prefix });
   queue.on('error', () => undefined);
   // A board's pending events and passed numbers are remembered as long as svc may still retry one
@@ -213,8 +202,8 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     connection,
     prefix: inbox.prefix,
     concurrency: settings.concurrency,
-    lockDuration: settings.lockDuration,
-    stalledInterval: settings.stalledInterval,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
     maxStalledCount: settings.maxStalledCount,
     settings: { backoffStrategy: (attemptsMade: number) => retryDelay(attemptsMade, inbox.retryDelayMs, inbox.maxRetryDelayMs) },
   });
@@ -276,19 +265,4 @@ function quietly(write: () => void): void {
   } catch {
     // Nothing to do: the delivery's outcome stands.
   }
-}
-
-function workSettings(options: WorkOptions) {
-  if (typeof options !== 'object' || options === null) throw new TypeError('svc-webhooks: work() takes an options object');
-  const int = (value: unknown, fallback: number, name: string, min: number) => {
-    if (value === undefined) return fallback;
-    if (!Number.isSafeInteger(value) || (value as number) < min) throw new RangeError(`svc-webhooks: work() \`${name}\` must be an integer of at least ${min}`);
-    return value as number;
-  };
-  return {
-    concurrency: int(options.concurrency, 10, 'concurrency', 1),
-    lockDuration: int(options.lockDuration, 30_000, 'lockDuration', 100),
-    stalledInterval: int(options.stalledInterval, 30_000, 'stalledInterval', 100),
-    maxStalledCount: int(options.maxStalledCount, 3, 'maxStalledCount', 0),
-  };
 }

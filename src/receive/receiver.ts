@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import { checkContentHeaders } from '../capture/check-content-headers';
 import { attempt, claimDelivery, commitWithRetry, holdClaim, releaseClaim, type StoreFailure } from '../dedup/claim';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
@@ -138,7 +138,7 @@ export class Receiver<S, D extends Delivery> {
     try {
       checkContentHeaders(request);
       const signature = protocol.readSignature(request, now);
-      body = await access.readBody(req, settings.limit);
+      body = await access.readBody(req, settings.maxBodyBytes);
       const verifying = protocol.verify(signature, body, request);
       if (verifying !== undefined) await verifying;
       verified = true;
@@ -249,7 +249,7 @@ export class Receiver<S, D extends Delivery> {
    * a retry cannot run them concurrently; then it is committed or released. A run still unsettled
    * after `abandonAfter` is given up: its claim is released for the sender's next retry.
    */
-  private holdUntilSettled(id: string, token: string, settled: Promise<SettledResult>, started: number, log: Logger): void {
+  private holdUntilSettled(id: string, token: string, settled: Promise<SettledResult>, started: number, log: WebhookLogger): void {
     const { store, leaseMs, abandonAfterMs, logger } = this.settings;
     let abandoned = false;
     const hold = holdClaim(store, id, token, leaseMs, abandonAfterMs - (performance.now() - started), logger, () => {
@@ -375,7 +375,7 @@ class ErrorScope extends RequestScope implements ErrorContext {
     access: RequestAccess<never>,
     readonly webhook: 'board' | 'bot',
     delivery: Delivery | undefined,
-    readonly log: Logger,
+    readonly log: WebhookLogger,
   ) {
     super(source, access);
     this.deliveryId = delivery?.id;

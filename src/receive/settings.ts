@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { InboxSettings } from '../inbox/inbox-options';
 import type { PathPattern } from '../internal/path-pattern';
@@ -13,18 +13,21 @@ export interface Settings {
   readonly path: string;
   readonly pattern: PathPattern;
   readonly now: () => number;
-  readonly limit: number;
+  /** Largest body accepted, in bytes. */
+  readonly maxBodyBytes: number;
   readonly timeoutMs: number;
   readonly leaseMs: number;
   readonly abandonAfterMs: number;
   readonly store: DeliveryStore;
   /** Every line the library logs except the one below, scrubbed of secrets and credentials. */
-  readonly logger: Logger;
+  readonly logger: WebhookLogger;
   /**
    * The one line per accepted delivery. Its fields are the library's own (a canonical id, the kind
    * of a verified delivery, numbers), so nothing in it needs scrubbing, and it is the hot path.
    */
-  readonly lineLogger: Logger;
+  readonly lineLogger: WebhookLogger;
+  /** Writes what the loggers hold; resolves once written. */
+  flushLog(): Promise<void>;
   readonly schemaPolicy: SchemaPolicy;
   readonly toleranceSeconds: number;
   readonly inbox?: InboxSettings;

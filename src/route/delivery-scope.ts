@@ -1,4 +1,4 @@
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import type { SqlClient } from '../internal/sql-client';
 import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { RequestAccess } from '../internal/request-access';
@@ -20,9 +20,9 @@ export interface DeliveryClaim {
  * are made on first use: most handlers touch neither, and each costs more than the rest of routing.
  */
 export class DeliveryScope extends RequestScope implements DeliveryContext {
-  readonly #logger: Logger;
+  readonly #logger: WebhookLogger;
   readonly #kind: string;
-  #log: Logger | undefined;
+  #log: WebhookLogger | undefined;
   #controller: AbortController | undefined;
   #aborted = false;
   #claim: DeliveryClaim | undefined;
@@ -36,7 +36,7 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
     source: unknown,
     access: RequestAccess<never> | undefined,
     readonly receivedAt: number,
-    logger: Logger,
+    logger: WebhookLogger,
     readonly attempt = 1,
     /** Board order in an inbox worker: the sequence numbers given up on before this event. */
     readonly gap?: SequenceGap,
@@ -46,7 +46,7 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
     this.#logger = logger;
   }
 
-  get log(): Logger {
+  get log(): WebhookLogger {
     if (this.#log !== undefined) return this.#log;
     this.#log = childDropping(this.#logger, { deliveryId: this.deliveryId, kind: this.#kind }, this.#secrets);
     return this.#log;

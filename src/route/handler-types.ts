@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import type { SqlClient } from '../internal/sql-client';
 import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
@@ -13,7 +13,7 @@ export interface DeliveryContext {
   /** The delivery id: `id` of the body, equal to X-Svc-Delivery. */
   readonly deliveryId: string;
   /** A child logger bound to this delivery. */
-  readonly log: Logger;
+  readonly log: WebhookLogger;
   /**
    * The Node request (an Express Request when mounted in Express), under the Express and node:http
    * mounts; its body stream is consumed. Absent under `createWebHandler` (use `request`) and when the
@@ -86,7 +86,7 @@ export interface ErrorContext {
   readonly req?: IncomingMessage;
   /** As in DeliveryContext: the request as a Fetch `Request`. */
   readonly request?: Request;
-  readonly log: Logger;
+  readonly log: WebhookLogger;
 }
 
 /** Told of every delivery answered with an error, after the response is decided. */

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import type { Logger } from 'pino';
+import type { WebhookLogger } from '../internal/logger';
 import { SvcWebhookError } from '../errors';
-import { optionNumber } from '../internal/option-number';
+import type { SecretLookupSettings } from './secret-lookup-options';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import { secretKeys } from './secret-keys';
@@ -21,16 +21,7 @@ export interface BotSecretClaim {
 
 export type SecretResolver<C> = (claim: C) => SecretAnswer | PromiseLike<SecretAnswer>;
 
-export interface SecretLookupOptions {
-  /** How long a known board's (or bot's) secrets are kept, in ms. Default 60000. */
-  ttl?: number;
-  /** How long "unknown" is kept, in ms: short, so a board connected just after its first delivery works on the sender's retry (1 min later). Default 10000. */
-  unknownTtl?: number;
-  /** How many known boards (or bots) are kept; the oldest answer is dropped first. Default 10000. Unknown ones are kept apart, at most 1000. */
-  max?: number;
-  /** How long a lookup may take, in ms, before the delivery is answered 503 `secret_unavailable`. Default 5000 (the sender waits 10 s). */
-  timeout?: number;
-}
+export type { SecretLookupOptions } from './secret-lookup-options';
 
 interface Entry {
   /** Undefined: the resolver does not know this id. */
@@ -41,6 +32,18 @@ interface Entry {
 }
 
 const MAX_UNKNOWN = 1_000;
+
+/** What a SecretLookup is made of. */
+export interface SecretLookupParts {
+  /** The user's resolver, asked for one board (bot) id. */
+  readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>;
+  readonly webhook: 'board' | 'bot';
+  /** The `secretLookup` option, read (`secretLookupSettings`). */
+  readonly options: SecretLookupSettings;
+  readonly logger: WebhookLogger;
+  /** Clock in ms since the epoch; default `Date.now`. */
+  readonly now?: () => number;
+}
 
 /**
  * The secrets of many boards (or bots), each looked up by its id through the user's resolver, cached,
@@ -57,17 +60,21 @@ export class SecretLookup {
   private readonly max: number;
   private readonly timeout: number;
 
-  constructor(
-    private readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>,
-    private readonly what: 'board' | 'bot',
-    options: SecretLookupOptions,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.ttl = optionNumber(options.ttl, 60_000, 'secretLookup.ttl', 0, 24 * 60 * 60_000);
-    this.unknownTtl = optionNumber(options.unknownTtl, 10_000, 'secretLookup.unknownTtl', 0, 60_000);
-    this.max = optionNumber(options.max, 10_000, 'secretLookup.max', 1, 10_000_000);
-    this.timeout = optionNumber(options.timeout, 5_000, 'secretLookup.timeout', 1, 9_000);
+  private readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>;
+  private readonly what: 'board' | 'bot';
+  private readonly logger: WebhookLogger;
+  private readonly now: () => number;
+
+  constructor(parts: SecretLookupParts) {
+    const { options } = parts;
+    this.resolve = parts.resolve;
+    this.what = parts.webhook;
+    this.logger = parts.logger;
+    this.now = parts.now ?? Date.now;
+    this.ttl = options.ttlMs;
+    this.unknownTtl = options.unknownTtlMs;
+    this.max = options.maxIds;
+    this.timeout = options.timeoutMs;
   }
 
   /**

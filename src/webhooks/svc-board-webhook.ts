@@ -27,7 +27,7 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Se
   const inbox = webhookInbox(config, protocol, config.inbox && boardJobs(config.inbox), lists.deliveryListeners);
   const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
   const middleware = expressMiddleware('svcBoardWebhook', receiver) as BoardWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close(), config.logger), {
+  return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: config.flushLog }), {
     path: config.path,
     forgetSecret(id: string) {
       config.secrets.lookup?.forget(id);

@@ -33,7 +33,7 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const inbox = webhookInbox(config, protocol, config.inbox && botJobs(config.pattern, config.secrets.lookup !== undefined), lists.deliveryListeners);
   const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
   const middleware = expressMiddleware('svcBotWebhook', receiver) as BotWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, lists, inbox, () => receiver.close(), config.logger), {
+  return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: config.flushLog }), {
     path: config.path,
     forgetSecret(id: string) {
       config.secrets.lookup?.forget(id);

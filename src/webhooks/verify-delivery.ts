@@ -3,7 +3,9 @@ import { boardEventTypes, type BoardEventMap, type BoardEventType, type BoardUnk
 import { botEventKinds, type BotEventData, type BotEventMap, type BotWebhookUpdate } from '../generated/bot-types';
 import type { HeaderSource } from '../internal/headers';
 import { pathPattern } from '../internal/path-pattern';
-import { bodyLimit, DEFAULT_PATHS, toleranceOption, type SecretSource } from './options';
+import { choiceOption, customOption, kindOf, readOptions, type ReadOptions } from '../internal/option-table';
+import type { SecretSource } from '../verify/secret-source';
+import { DEFAULT_PATHS, maxBodyBytesOption, toleranceSecondsOption } from './webhook-options';
 import { parseJson } from '../parse/parse-json';
 import { boardProtocol } from '../receive/board-protocol';
 import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
@@ -23,14 +25,14 @@ export interface VerifyDeliveryInput {
   /** Now, in ms since the epoch; default `Date.now()`. */
   now?: number;
   /** Largest body accepted, in bytes or as '512kb'; default 512 KiB, at least 256 KiB. */
-  limit?: number | string;
+  maxBodyBytes?: number | string;
   /** 'reject' (default) throws schema_violation for a delivery that fails the schema; 'skip' does not validate. */
   schemaPolicy?: 'reject' | 'skip';
 }
 
 export interface VerifyBoardDeliveryInput extends VerifyDeliveryInput {
   /** Largest distance between X-Svc-Timestamp and now, either way, in seconds; default 300. */
-  tolerance?: number;
+  toleranceSeconds?: number;
 }
 
 interface BoardDeliveryFields {
@@ -54,6 +56,48 @@ export type VerifiedBotDelivery =
   | { [K in keyof BotEventMap]: { readonly deliveryId: string; readonly known: true; readonly kind: K; readonly data: BotEventMap[K]; readonly update: BotWebhookUpdate } }[keyof BotEventMap]
   | { readonly deliveryId: string; readonly known: false; readonly kind: string; readonly data: BotEventData; readonly update: BotWebhookUpdate };
 
+/** The declaration of every field of `verifyBotDelivery`'s input (docs/options.md is made from it). */
+export const VERIFY_BOT_INPUT = {
+  body: customOption<Buffer>({
+    doc: 'The raw body exactly as it was received: the signature is over these bytes.',
+    type: 'string | Uint8Array',
+    bounds: 'required; not parsed JSON',
+    read(value, name) {
+      if (typeof value === 'string') return Buffer.from(value, 'utf8');
+      if (Buffer.isBuffer(value)) return value;
+      if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      throw new TypeError(`svc-webhooks: \`${name}\` must be the raw body as a string, Uint8Array or Buffer (not parsed JSON); got ${kindOf(value)}`);
+    },
+  }),
+  headers: customOption<RequestFacts>({
+    doc: "The request headers: a Fetch `Headers`, Node's `req.headers` or `req` itself, or a plain object.",
+    type: 'Headers | IncomingHttpHeaders | Record<string, string>',
+    bounds: 'required',
+    read(value, name) {
+      if (typeof value !== 'object' || value === null) throw new TypeError(`svc-webhooks: \`${name}\` must be a Headers or an object of header values; got ${kindOf(value)}`);
+      // Headers alone, or a request that has them: either is read as the receivers read a request.
+      return value as RequestFacts;
+    },
+  }),
+  secret: customOption<unknown>({ doc: 'The webhook secret, or several while a rotation is under way.', type: 'string | string[]', bounds: 'required; 16 to 256 characters each', read: (value) => value }),
+  now: customOption<number | undefined>({
+    doc: 'Now, in ms since the epoch.',
+    type: 'number',
+    defaultText: '`Date.now()`',
+    read(value, name) {
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw new TypeError(`svc-webhooks: \`${name}\` must be ms since the epoch; got ${kindOf(value)}`);
+      return value as number | undefined;
+    },
+  }),
+  maxBodyBytes: maxBodyBytesOption,
+  schemaPolicy: choiceOption<'reject' | 'skip'>({ doc: 'A delivery that fails the schema throws `schema_violation` (reject), or is not validated (skip).', choices: ['reject', 'skip'], default: 'reject' }),
+};
+
+/** The declaration of every field of `verifyBoardDelivery`'s input. */
+export const VERIFY_BOARD_INPUT = { ...VERIFY_BOT_INPUT, toleranceSeconds: toleranceSecondsOption };
+
+const RENAMED = { limit: 'maxBodyBytes', tolerance: 'toleranceSeconds' };
+
 const KNOWN_TYPES = new Set<string>(boardEventTypes);
 const KNOWN_KINDS = new Set<string>(botEventKinds);
 // The verifiers route nothing: their protocols get no handlers. (Nothing reads these tables or the
@@ -73,42 +117,29 @@ const BOT_PATH = pathPattern(DEFAULT_PATHS.bot, []);
  * SvcWebhookError the middleware would answer with. De-duplication stays with the receivers.
  */
 export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBoardDelivery {
-  const { id, kind, event, timestamp, sequence } = verify(input, (secrets) => boardProtocol(secrets, BOARD_PATH, toleranceOption(input.tolerance), NO_BOARD_HANDLERS));
+  const read = readOptions(VERIFY_BOARD_INPUT, input, { factory: 'verifyBoardDelivery', renamed: RENAMED });
+  const { id, kind, event, timestamp, sequence } = verify(read, (secrets) => boardProtocol(secrets, BOARD_PATH, read.toleranceSeconds, NO_BOARD_HANDLERS));
   return { deliveryId: id, known: KNOWN_TYPES.has(kind), type: kind, event, timestamp, sequence } as VerifiedBoardDelivery;
 }
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
 export function verifyBotDelivery(input: VerifyDeliveryInput): VerifiedBotDelivery {
-  const { id, kind, data, update } = verify(input, (secrets) => botProtocol(secrets, BOT_PATH, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
+  const read = readOptions(VERIFY_BOT_INPUT, input, { factory: 'verifyBotDelivery', renamed: RENAMED });
+  const { id, kind, data, update } = verify(read, (secrets) => botProtocol(secrets, BOT_PATH, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
   return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
 }
 
 /** The receiver's stages in its order: signature headers, the size, the MAC, the JSON, the schema, the delivery. */
-function verify<S, D extends Delivery>(input: VerifyDeliveryInput, protocolFor: (secrets: SecretSource) => Protocol<S, D>): D {
-  if (typeof input !== 'object' || input === null) throw new TypeError('svc-webhooks: pass { body, headers, secret }');
+function verify<S, D extends Delivery>(input: ReadOptions<typeof VERIFY_BOT_INPUT>, protocolFor: (secrets: SecretSource) => Protocol<S, D>): D {
   const protocol = protocolFor({ keys: secretKeys(input.secret) });
-  const { schemaPolicy = 'reject' } = input;
-  if (typeof input.headers !== 'object' || input.headers === null) throw new TypeError('svc-webhooks: `headers` must be a Headers or an object of header values');
-  if (schemaPolicy !== 'reject' && schemaPolicy !== 'skip') throw new TypeError("svc-webhooks: `schemaPolicy` must be 'reject' or 'skip'");
   const now = input.now ?? Date.now();
-  if (typeof now !== 'number' || !Number.isFinite(now)) throw new TypeError('svc-webhooks: `now` must be ms since the epoch');
-  const limit = bodyLimit(input.limit);
-  const body = bytesOf(input.body);
-  // Headers alone, or a request that has them: either is read as the receivers read a request.
-  const request = input.headers as RequestFacts;
+  const request = input.headers;
   const signature = protocol.readSignature(request, now);
-  if (body.length > limit) throw tooLarge(limit);
+  if (input.body.length > input.maxBodyBytes) throw tooLarge(input.maxBodyBytes);
   // With fixed secrets the check is synchronous: nothing is awaited.
-  void protocol.verify(signature, body, request);
-  const payload = parseJson(body);
-  const invalid = schemaRefusal(protocol.schema, payload, schemaPolicy, undefined);
+  void protocol.verify(signature, input.body, request);
+  const payload = parseJson(input.body);
+  const invalid = schemaRefusal(protocol.schema, payload, input.schemaPolicy, undefined);
   if (invalid !== undefined) throw invalid;
   return protocol.delivery(payload, request, signature, now);
-}
-
-function bytesOf(body: unknown): Buffer {
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  if (Buffer.isBuffer(body)) return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  throw new TypeError('svc-webhooks: `body` must be the raw body as a string, Uint8Array or Buffer (not parsed JSON)');
 }

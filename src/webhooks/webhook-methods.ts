@@ -1,8 +1,6 @@
 import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
 import type { InboxWorker, WorkOptions } from '../receive/inbox-worker';
 import type { WebhookInbox } from './webhook-inbox';
-import type { Logger } from 'pino';
-import { flushLog } from './options';
 import type { Middleware } from '../adapters/node/express-middleware';
 
 /** What both webhook middlewares offer besides `on`. */
@@ -49,8 +47,18 @@ function mustBeFunction(value: unknown, what: string): void {
   if (typeof value !== 'function') throw new TypeError(`svc-webhooks: ${what} must be a function`);
 }
 
+/** What the shared methods act on. */
+export interface MethodParts<AnyHandler> {
+  readonly lists: Listeners<AnyHandler>;
+  readonly inbox: Pick<WebhookInbox<never>, 'work' | 'close'>;
+  /** Stops the receiver; resolves once running handlers have settled. */
+  readonly closeReceiver: () => Promise<void>;
+  /** Writes what the webhook's loggers hold. */
+  readonly flushLog: () => Promise<void>;
+}
+
 /** The methods both webhooks share: onAny, onError, onDelivery, close and work. */
-export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<AnyHandler>, inbox: Pick<WebhookInbox<never>, 'work' | 'close'>, close: () => Promise<void>, logger: Logger) {
+export function commonMethods<M, AnyHandler>(middleware: M, { lists, inbox, closeReceiver, flushLog }: MethodParts<AnyHandler>) {
   return {
     onAny(handler: AnyHandler): M {
       mustBeFunction(handler, 'a handler');
@@ -68,10 +76,10 @@ export function commonMethods<M, AnyHandler>(middleware: M, lists: Listeners<Any
       return middleware;
     },
     async close(): Promise<void> {
-      await close();
+      await closeReceiver();
       await inbox.close();
       // The log is written in batches: what is logged before close() resolves is written by then.
-      await flushLog(logger);
+      await flushLog();
     },
     work: (options?: WorkOptions) => inbox.work(options),
   };

@@ -244,7 +244,7 @@ describe('SvcClient input checks', () => {
   it('takes a timeout in whole milliseconds a timer can hold, and refuses others at construction', () => {
     expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', timeoutMs: 2_147_483_647 })).not.toThrow();
     for (const timeoutMs of [1500.5, 2_147_483_648, 0, -1, Number.NaN]) {
-      expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', timeoutMs })).toThrow(/whole number of milliseconds from 1 to 2147483647/);
+      expect(() => new SvcClient({ baseUrl: 'https://acme.example.com', timeoutMs })).toThrow(RangeError);
     }
   });
 

@@ -25,8 +25,8 @@ const between = ([low, high]: readonly [number, number]) => low + Math.random() 
 const board = svcBoardWebhook({
   secret: config.secret,
   store,
-  timeout: config.handlerTimeoutMs,
-  lease: config.leaseMs,
+  timeoutMs: config.handlerTimeoutMs,
+  leaseMs: config.leaseMs,
   logger: pino({ level: 'warn', base: { pid: process.pid } }),
 }).onAny(async (_event, ctx) => {
   const id = ctx.deliveryId;

@@ -20,7 +20,7 @@ export interface Evidence {
   readonly receivers: readonly ReceiverRecord[];
   /** The store's state of each id once every receiver has closed. */
   readonly states: ReadonlyMap<string, KeyState>;
-  /** The receivers' claim lease: a commit is retried no longer, so only a kill within it can cut one. */
+  /** The receivers' claim leaseMs: a commit is retried no longer, so only a kill within it can cut one. */
   readonly leaseMs: number;
   /** For a store whose handlers write their effect in its transaction: the effect rows of each id. */
   readonly effectRows?: ReadonlyMap<string, number>;

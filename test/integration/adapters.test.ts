@@ -84,7 +84,7 @@ describe('fastifyWebhook', () => {
 
   it('answers a handler that keeps running past the deadline 503 with Retry-After, as the Express mount does', async () => {
     const app = Fastify();
-    app.register(fastifyWebhook(svcBoardWebhook({ secret, logger: silentLogger, timeout: 20 }).on('task.created', () => new Promise(() => undefined))));
+    app.register(fastifyWebhook(svcBoardWebhook({ secret, logger: silentLogger, timeoutMs: 20 }).on('task.created', () => new Promise(() => undefined))));
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const signed = signBoardEvent(boardEvent('task.created'), { secret });

@@ -172,7 +172,7 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
 
   describe('a handler that outlives `timeout`', () => {
     it('gets 503 with Retry-After; the claim stays held until the handler settles, then the delivery counts as handled', async () => {
-      const { board, app } = setup({ timeout: 50 });
+      const { board, app } = setup({ timeoutMs: 50 });
       const gate = deferred();
       const done = deferred();
       let signal: AbortSignal | undefined;
@@ -201,7 +201,7 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
     });
 
     it('keeps the claim past its lease while the handler still runs, so a retry never runs it concurrently', async () => {
-      const { board, app } = setup({ timeout: 20, lease: 60 });
+      const { board, app } = setup({ timeoutMs: 20, leaseMs: 60 });
       const gate = deferred();
       const handler = jest.fn(() => gate.promise);
       board.on('task.created', handler);
@@ -215,7 +215,7 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
     });
 
     it('releases the claim when the late handler fails, so the retry runs it', async () => {
-      const { board, app } = setup({ timeout: 30 });
+      const { board, app } = setup({ timeoutMs: 30 });
       let calls = 0;
       const gate = deferred();
       board.on('task.created', async () => {
@@ -322,7 +322,7 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
 
     it('accepts a timestamp at the edge of the tolerance, measured with the injected clock', async () => {
       const now = 1_800_000_000_000;
-      const { app } = setup({ now: () => now, tolerance: 60 });
+      const { app } = setup({ now: () => now, toleranceSeconds: 60 });
       await post(app, PATH, signBoard(fixture('board', 'task.created'), { timestamp: now / 1000 - 60 })).expect(200);
       await post(app, PATH, signBoard(fixture('board', 'task.created'), { timestamp: now / 1000 + 60 })).expect(200);
       const late = await post(app, PATH, signBoard(fixture('board', 'task.created'), { timestamp: now / 1000 - 61 }));

@@ -310,7 +310,7 @@ describe('a handler that never settles', () => {
   it('keeps its claim until `abandonAfter`, then the claim is released, the run logged as abandoned, and the retry runs the handlers', async () => {
     const memory = memoryLogger();
       const { logger } = memory;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeout: 20, lease: 40, abandonAfter: 1500 });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeoutMs: 20, leaseMs: 40, abandonAfterMs: 1500 });
     let calls = 0;
     board.on('task.created', () => {
       calls++;
@@ -332,7 +332,7 @@ describe('a handler that never settles', () => {
   });
 
   it('does not hold close() past `abandonAfter`', async () => {
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeout: 20, abandonAfter: 100 });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeoutMs: 20, abandonAfterMs: 100 });
     board.on('task.created', () => new Promise(() => undefined));
     await post(appWith(expressLib5(), board), PATH, signBoard(fixture('board', 'task.created'))).expect(503);
     const started = Date.now();
@@ -342,7 +342,7 @@ describe('a handler that never settles', () => {
 
   it('an abandoned run that finishes later still records the delivery, so a later repeat is a duplicate', async () => {
     const memory = memoryLogger();
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memory.logger, timeout: 20, abandonAfter: 60 });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memory.logger, timeoutMs: 20, abandonAfterMs: 60 });
     const gate = deferred();
     const handler = jest.fn(() => gate.promise);
     board.on('task.created', handler);
@@ -359,7 +359,7 @@ describe('a handler that never settles', () => {
   });
 
   it('refuses an `abandonAfter` not longer than `timeout`', () => {
-    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, timeout: 1000, abandonAfter: 1000 })).toThrow(RangeError);
+    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, timeoutMs: 1000, abandonAfterMs: 1000 })).toThrow(RangeError);
   });
 });
 
@@ -402,7 +402,7 @@ describe('a store whose commit fails for a moment', () => {
     const { store, commits } = blinkingStore(Number.POSITIVE_INFINITY, () => {
       throw hostileThrowables()[0]![1];
     });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, timeout: 20, lease: 300 });
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, timeoutMs: 20, leaseMs: 300 });
     const event = fixture('board', 'task.created');
     await post(appWith(expressLib5(), board), PATH, signBoard(event)).expect(200);
     await board.close();

@@ -60,7 +60,7 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
     });
 
     it('413 for a chunked body that grows past the limit', async () => {
-      const app = appWith(expressLib, svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, limit: '256kb' }));
+      const app = appWith(expressLib, svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, maxBodyBytes: '256kb' }));
       const signed = signBoard(fixture('board', 'ping'));
       const res = await post(app, '/webhooks/board', { ...signed, body: signed.body + ' '.repeat(300 * 1024) });
       expect(res.status).toBe(413);

@@ -153,7 +153,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     let now = Date.now();
     const NEW_A = 'rotated-secret-of-board-a-012345';
     const t = table({ [A]: SECRET_A });
-    const { app, board } = setup({ secret: t.resolver, now: () => now, secretLookup: { ttl: 30_000 } });
+    const { app, board } = setup({ secret: t.resolver, now: () => now, secretLookup: { ttlMs: 30_000 } });
     const ts = () => Math.floor(now / 1000);
     await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A, timestamp: ts() })).expect(200);
     t.secrets.set(A, NEW_A);
@@ -170,7 +170,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
   it('keeps at most `max` known boards: the oldest answer is asked for again', async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     const t = table(Object.fromEntries(ids.map((id) => [id, SECRET_A])));
-    const { app } = setup({ secret: t.resolver, secretLookup: { max: 2 } });
+    const { app } = setup({ secret: t.resolver, secretLookup: { maxIds: 2 } });
     for (const id of [...ids, ids[2]!, ids[0]!]) await post(app, PATH, signBoard(eventFor(id), { secret: SECRET_A })).expect(200);
     expect(t.calls).toEqual([...ids, ids[0]]);
   });
@@ -272,7 +272,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(() => svcBoardWebhook({ secret: SECRET_A, path: '/webhooks/boards/:boardId' })).toThrow(TypeError);
     expect(() => svcBotWebhook({ secret: () => SECRET_A })).toThrow(TypeError);
     expect(() => svcBoardWebhook({ secret: () => SECRET_A, path: '/webhooks/:board' })).toThrow(TypeError);
-    expect(() => svcBoardWebhook({ secret: () => SECRET_A, secretLookup: { ttl: -1 } })).toThrow(RangeError);
+    expect(() => svcBoardWebhook({ secret: () => SECRET_A, secretLookup: { ttlMs: -1 } })).toThrow(RangeError);
   });
 
   it('hosts several bots, one path per bot, each with its own secret', async () => {

@@ -212,7 +212,7 @@ describe('the body limit', () => {
   }
 
   it('accepts a body of exactly `limit` bytes and refuses one byte more with 413', async () => {
-    const { app } = board({ limit: SPEC_BODY_BYTES });
+    const { app } = board({ maxBodyBytes: SPEC_BODY_BYTES });
     await post(app, BOARD, eventOfSize(SPEC_BODY_BYTES)).expect(200);
     const res = await post(app, BOARD, eventOfSize(SPEC_BODY_BYTES + 1));
     expect(res.status).toBe(413);
@@ -220,7 +220,7 @@ describe('the body limit', () => {
   });
 
   it('holds for a body that express.raw() already read with a larger limit of its own', async () => {
-    const webhook = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, limit: SPEC_BODY_BYTES });
+    const webhook = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, maxBodyBytes: SPEC_BODY_BYTES });
     const app = express5();
     app.post(BOARD, express5.raw({ type: 'application/json', limit: '1mb' }), webhook);
     await post(app, BOARD, eventOfSize(SPEC_BODY_BYTES)).expect(200);

@@ -57,7 +57,7 @@ const scenarios: Scenario[] = [
         }),
     }),
   ],
-  ['a handler past its deadline', () => ({ signed: signBoardEvent(boardEvent('task.created'), { secret }), options: { timeout: 20 }, setup: (board) => board.on('task.created', () => new Promise(() => undefined)) })],
+  ['a handler past its deadline', () => ({ signed: signBoardEvent(boardEvent('task.created'), { secret }), options: { timeoutMs: 20 }, setup: (board) => board.on('task.created', () => new Promise(() => undefined)) })],
   ['a webhook that is closing', () => ({ signed: signBoardEvent(boardEvent('ping'), { secret }), setup: (board) => void board.close() })],
 ];
 
@@ -124,7 +124,7 @@ describe('createWebHandler', () => {
 
     it('ctx.request is the Request it was given; there is no Node request (ctx.req is absent)', async () => {
       let seen: { request?: Request; req?: unknown; deliveryId?: string; receivedAt?: number } = {};
-      const board = svcBoardWebhook({ secret, logger: silentLogger, now: () => 1_800_000_000_000, tolerance: 24 * 3600 }).on('task.created', (_event, ctx) => {
+      const board = svcBoardWebhook({ secret, logger: silentLogger, now: () => 1_800_000_000_000, toleranceSeconds: 24 * 3600 }).on('task.created', (_event, ctx) => {
         seen = { request: ctx.request, req: ctx.req, deliveryId: ctx.deliveryId, receivedAt: ctx.receivedAt };
       });
       const event = boardEvent('task.created');
@@ -162,7 +162,7 @@ describe('createWebHandler', () => {
 
     it('a handler past the deadline is answered 503 handler_timeout and its signal is aborted', async () => {
       const aborted = deferred<boolean>();
-      const board = svcBoardWebhook({ secret, logger: silentLogger, timeout: 20 }).on('task.created', (_event, ctx) => {
+      const board = svcBoardWebhook({ secret, logger: silentLogger, timeoutMs: 20 }).on('task.created', (_event, ctx) => {
         ctx.signal.addEventListener('abort', () => aborted.resolve(true));
         return new Promise(() => undefined);
       });

@@ -148,7 +148,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
       ['never sent', 'before' as const, [], { ok: true }],
     ])('answers 503 when the COMMIT was %s, and the retry finds out from the mark: one row in the end', async (_case, when, rowsAfterFailure, retryBody) => {
       const { pool, store: s } = commitFailing(when);
-      const a = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeout: 1000, lease: 2000 }).on('task.created', writesRow));
+      const a = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeoutMs: 1000, leaseMs: 2000 }).on('task.created', writesRow));
       const event = fixture('board', 'task.created');
       const res = await post(a, '/webhooks/board', signBoard(event));
       expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
@@ -174,7 +174,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
         }
         await tx.query('SELECT 1');
       }),
-      { timeout: 1000, lease: 2000 },
+      { timeoutMs: 1000, leaseMs: 2000 },
     );
     const event = fixture('board', 'task.created');
     const answer = post(a, '/webhooks/board', signBoard(event));
@@ -318,7 +318,7 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
     const taken = deferred();
     let run: Promise<unknown> | undefined;
     const a = express().use(
-      svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeout: 50, lease: 100 }).on('task.created', (e, ctx) => {
+      svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeoutMs: 50, leaseMs: 100 }).on('task.created', (e, ctx) => {
         run = kysely.transaction().execute(async (trx) => {
           await trx.insertInto('effects').values({ delivery_id: e.id, note: 'stale' }).execute();
           await taken.promise;

@@ -22,7 +22,7 @@ async function orderedInbox(inbox: Record<string, unknown>, workers: number, han
   const seen: Seen[] = [];
   const overlaps: string[] = [];
   const running = new Set<string>();
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 50, ...inbox } }).onAny(async (event: any, ctx) => {
+  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(async (event: any, ctx) => {
     const id = event.board.id as string;
     if (event.type !== 'ping') {
       if (running.has(id)) overlaps.push(`${id}#${event.sequence}`);
@@ -35,12 +35,12 @@ async function orderedInbox(inbox: Record<string, unknown>, workers: number, han
   const server = await serve(board);
   cleanups.push(() => store.close(), () => board.close(), () => server.close());
   for (let i = 0; i < workers; i++) {
-    const worker: InboxWorker = board.work({ concurrency: 8, stalledInterval: 500, lockDuration: 1000 });
+    const worker: InboxWorker = board.work({ concurrency: 8, stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
   }
   /** Starts one more worker later (a worker that comes after a backlog built up). */
   const work = (concurrency = 8) => {
-    const worker: InboxWorker = board.work({ concurrency, stalledInterval: 500, lockDuration: 1000 });
+    const worker: InboxWorker = board.work({ concurrency, stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
   };
   return { url: `${server.url}/webhooks/board`, seen, overlaps, work };
@@ -142,14 +142,14 @@ describe('inbox board order', () => {
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
     const attempts: number[] = [];
     const others: number[] = [];
-    const retryDelay = 1500;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny((event: any) => {
+    const retryDelayMs = 1500;
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny((event: any) => {
       if (event.type !== 'task.updated') return void others.push(event.sequence);
       attempts.push(Date.now());
       if (attempts.length === 1) throw new Error('transient');
     });
     const server = await serve(board);
-    const worker = board.work({ concurrency: 4, stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ concurrency: 4, stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
     const url = `${server.url}/webhooks/board`;
     const b = randomUUID();
@@ -159,7 +159,7 @@ describe('inbox board order', () => {
     for (const n of [2, 3, 4]) await deliver(url, signBoard(boardEvent(b, n, 'task.comment.created')));
     await eventually(() => others.length === 3, 5000, 'the unordered events');
     await eventually(() => attempts.length === 2, 10_000, 'the retry');
-    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(retryDelay - 100);
+    expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(retryDelayMs - 100);
   });
 
   it('with a list of types, ordered events wait neither for the handlers nor for the retries of an unordered event before them', async () => {
@@ -169,7 +169,7 @@ describe('inbox board order', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let failed = false;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 60_000, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny(async (event: any, ctx) => {
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 60_000, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny(async (event: any, ctx) => {
       if (event.sequence === 1) await gate; // an unordered event whose handler is still running
       if (event.sequence === 2 && !failed) {
         failed = true; // an unordered event that failed and waits a minute for its retry
@@ -178,7 +178,7 @@ describe('inbox board order', () => {
       seen.push({ type: event.type, sequence: event.sequence, gap: ctx.gap });
     });
     const server = await serve(board);
-    const worker = board.work({ concurrency: 4, stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ concurrency: 4, stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close(), async () => open());
     const url = `${server.url}/webhooks/board`;
     const b = randomUUID();
@@ -197,12 +197,12 @@ describe('inbox board order', () => {
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
     const order: string[] = [];
     let failures = 2;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 200, ordered: true, gapWaitMs: 30_000 } }).onAny((event: any) => {
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 200, ordered: true, gapWaitMs: 30_000 } }).onAny((event: any) => {
       if (event.board.id === 'A' && event.sequence === 1 && failures-- > 0) throw new Error('transient');
       order.push(`${event.board.id}${event.sequence}`);
     });
     const server = await serve(board);
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
     const url = `${server.url}/webhooks/board`;
     for (const [b, n] of [['A', 1], ['A', 2], ['B', 1], ['B', 2]] as const) await deliver(url, signBoard(boardEvent(b, n)));

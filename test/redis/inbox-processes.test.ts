@@ -154,13 +154,13 @@ describe('two receivers and three workers in separate processes, sharing one Red
     const results = new Redis(redis.url);
     const log = memoryLogger();
     const records: DeliveryRecord[] = [];
-    const survivor = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger, inbox: { url: redis.url, prefix } }).onDelivery((r) => records.push(r));
+    const survivor = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger, inbox: { connection: redis.url, prefix } }).onDelivery((r) => records.push(r));
     try {
       const event = fixture('board', 'task.created');
       expect((await deliver(`http://127.0.0.1:${receiver.port}/webhooks/board`, signBoard(event))).status).toBe(200);
       await eventually(async () => (await results.llen(`${prefix}:runs`)) > 0, 10_000, 'the doomed worker to start the job');
       process.kill(doomed.child.pid!, 'SIGKILL');
-      const worker = survivor.work({ lockDuration: 1000, stalledInterval: 300, maxStalledCount: 0 });
+      const worker = survivor.work({ lockDurationMs: 1000, stalledIntervalMs: 300, maxStalledCount: 0 });
       try {
         await eventually(() => records.some((r) => r.queue === 'dead'), 10_000, 'the stalled job to be found dead');
       } finally {

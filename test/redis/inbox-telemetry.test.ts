@@ -45,11 +45,11 @@ function sameSpan(a: SpanContext | undefined, b: SpanContext): boolean {
 async function boardInbox(prefix: string, resolved = false) {
   const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
   const secret = resolved ? () => BOARD_SECRET : BOARD_SECRET;
-  const board = svcBoardWebhook({ secret, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 50 } }).onAny((_event, ctx) => {
+  const board = svcBoardWebhook({ secret, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 } }).onAny((_event, ctx) => {
     if (ctx.attempt === 1) throw new Error(`transient, with ${BOARD_SECRET}`);
   });
   const server = await serve(board);
-  const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+  const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
   suite.cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
   return { url: `${server.url}/webhooks/board` };
 }

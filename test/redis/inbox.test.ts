@@ -16,12 +16,12 @@ const cleanups = suite.cleanups;
 async function boardInbox(handler: (event: any, ctx: any) => unknown, inbox: Record<string, unknown> = {}, logger = silentLogger) {
   const prefix = `t${randomUUID().slice(0, 8)}`;
   const store: RedisStore = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { url: suite.redis.url, prefix, retryDelay: 50, ...inbox } }).onAny(handler);
+  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(handler);
   const server = await serve(board);
   cleanups.push(() => store.close(), () => board.close(), () => server.close());
   const workers: InboxWorker[] = [];
   const work = (options = {}) => {
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000, ...options });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000, ...options });
     workers.push(worker);
     cleanups.push(() => worker.close());
     return worker;
@@ -73,7 +73,7 @@ describe('inbox mode', () => {
         if (failing) throw new Error('upstream is down');
         handled.push(event.id);
       },
-      { retryFor: 200, retryDelay: 50 },
+      { retryForMs: 200, retryDelayMs: 50 },
       log.logger,
     );
     board.onDelivery((r) => records.push(r));
@@ -125,7 +125,7 @@ describe('inbox mode', () => {
         if (failing) throw new Error('down \u001b[2J\u202e');
         handled.push(event.id);
       },
-      { retryFor: 0 },
+      { retryForMs: 0 },
     );
     work();
     const events = [1, 2, 3].map(() => fixture('board', 'task.created'));
@@ -156,7 +156,7 @@ describe('inbox mode', () => {
     const handled: string[] = [];
     const down = await RedisServer.start({ appendOnly: false });
     const store = redisStore({ url: suite.redis.url, prefix: `down${randomUUID().slice(0, 6)}:` });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: down.url, enqueueTimeoutMs: 500 } }).onAny((e: any) => void handled.push(e.id));
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: down.url, enqueueTimeoutMs: 500 } }).onAny((e: any) => void handled.push(e.id));
     const server = await serve(board);
     cleanups.push(() => down.close(), () => store.close(), () => board.close(), () => server.close());
     const url = `${server.url}/webhooks/board`;
@@ -166,7 +166,7 @@ describe('inbox mode', () => {
     expect(refused).toMatchObject({ status: 503, body: { code: 'inbox_unavailable' } });
     expect(refused.ms).toBeLessThan(3000);
     await down.resume();
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
     await eventually(async () => (await deliver(url, signBoard(event))).status === 200, 10_000, 'the retry to be taken');
     await eventually(() => handled.length === 1, 10_000, 'the handler');
@@ -179,7 +179,7 @@ describe('inbox mode', () => {
     const proxy = await dropOnSecondInfo(suite.redis.port);
     const prefix = `p${randomUUID().slice(0, 8)}`;
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { url: proxy.url, prefix, enqueueTimeoutMs: 1000 } }).onAny((e: any) => void handled.push(e.id));
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: proxy.url, prefix, enqueueTimeoutMs: 1000 } }).onAny((e: any) => void handled.push(e.id));
     const server = await serve(board);
     cleanups.push(() => proxy.close(), () => store.close(), () => board.close(), () => server.close());
     const url = `${server.url}/webhooks/board`;
@@ -187,7 +187,7 @@ describe('inbox mode', () => {
     expect(await deliver(url, signBoard(event))).toMatchObject({ status: 503, body: { code: 'inbox_unavailable' } });
     expect(proxy.dropped()).toBe(1);
     await eventually(async () => (await deliver(url, signBoard(event))).status === 200, 5000, 'the retry to be taken');
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
     await eventually(() => handled.length === 1, 10_000, 'the handler');
     expect(handled).toEqual([event.id]);
@@ -197,7 +197,7 @@ describe('inbox mode', () => {
     const prefix = `b${randomUUID().slice(0, 8)}`;
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
     const calls: Array<[string, number, number, boolean]> = [];
-    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger, store, inbox: { url: suite.redis.url, prefix } })
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix } })
       .command('deploy', (_data, ctx) => void calls.push(['command', ctx.attempt, ctx.receivedAt, ctx.req === undefined]))
       .on('messageCreate', (_data, ctx) => void calls.push(['on', ctx.attempt, ctx.receivedAt, ctx.req === undefined]))
       .onAny((_data, ctx) => void calls.push(['any', ctx.attempt, ctx.receivedAt, ctx.req === undefined]));
@@ -207,7 +207,7 @@ describe('inbox mode', () => {
     const answer = await deliver(`${server.url}/webhooks/bot`, signBot(fixture('bot', 'messageCreate.command')));
     expect(answer.status).toBe(200);
     expect(calls).toEqual([]);
-    const worker = bot.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = bot.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
     await eventually(() => calls.length === 3, 10_000, 'the three handlers');
     expect(calls.map((c) => c[0]).sort()).toEqual(['any', 'command', 'on']);
@@ -267,10 +267,10 @@ describe('inbox mode', () => {
 
   it('refuses work() without the inbox option, and bad inbox options at setup', () => {
     expect(() => svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger }).work()).toThrow(TypeError);
-    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { url: 'http://x' } })).toThrow(TypeError);
-    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { url: suite.redis.url, retryFor: -1 } })).toThrow(RangeError);
-    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { url: suite.redis.url, ordered: 'yes' as never } })).toThrow(TypeError);
-    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { url: suite.redis.url, colour: 1 } as never })).toThrow(TypeError);
+    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { connection: 'http://x' } })).toThrow(TypeError);
+    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { connection: suite.redis.url, retryForMs: -1 } })).toThrow(RangeError);
+    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { connection: suite.redis.url, ordered: 'yes' as never } })).toThrow(TypeError);
+    expect(() => svcBoardWebhook({ secret: BOARD_SECRET, inbox: { connection: suite.redis.url, colour: 1 } as never })).toThrow(TypeError);
   });
 
   it("answers once the job is in the queue, without waiting for the store's record; a repeat before the record is 409, after it a duplicate", async () => {
@@ -287,7 +287,7 @@ describe('inbox mode', () => {
       },
     };
     const prefix = `s${randomUUID().slice(0, 8)}`;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: slow, inbox: { url: suite.redis.url, prefix } }).onAny(() => undefined);
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: slow, inbox: { connection: suite.redis.url, prefix } }).onAny(() => undefined);
     const server = await serve(board);
     cleanups.push(() => server.close());
     const url = `${server.url}/webhooks/board`;
@@ -312,9 +312,9 @@ describe('inbox mode', () => {
     const forgetful = { claim: memory.claim.bind(memory), release: memory.release.bind(memory), commit: () => Promise.reject(new Error('lost')) };
     const prefix = `c${randomUUID().slice(0, 8)}`;
     let runs = 0;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: forgetful, timeout: 10, lease: 50, schemaPolicy: 'skip', inbox: { url: suite.redis.url, prefix } }).onAny(() => void runs++);
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: forgetful, timeoutMs: 10, leaseMs: 50, schemaPolicy: 'skip', inbox: { connection: suite.redis.url, prefix } }).onAny(() => void runs++);
     const server = await serve(board);
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => board.close(), () => server.close(), () => worker.close());
     const event = fixture('board', 'task.created', { id: 'delivery:with:colons' });
     const url = `${server.url}/webhooks/board`;
@@ -330,7 +330,7 @@ describe('inbox mode', () => {
     const prefix = `h${randomUUID().slice(0, 8)}`;
     const signals: AbortSignal[] = [];
     const handled: number[] = [];
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeout: 10, abandonAfter: 300, inbox: { url: suite.redis.url, prefix, retryDelay: 50 } }).onAny(
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeoutMs: 10, abandonAfterMs: 300, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 } }).onAny(
       (_event, ctx) => {
         signals.push(ctx.signal);
         if (ctx.attempt === 1) return new Promise(() => undefined); // never settles
@@ -339,7 +339,7 @@ describe('inbox mode', () => {
       },
     );
     const server = await serve(board);
-    const worker = board.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => board.close(), () => server.close(), () => worker.close());
     expect((await deliver(`${server.url}/webhooks/board`, signBoard(fixture('board', 'task.created')))).status).toBe(200);
     await eventually(() => handled.length === 1, 10_000, 'the retry after the abandoned attempt');
@@ -385,7 +385,7 @@ describe('inbox mode', () => {
       secret: ({ botId }: { botId: string }) => ({ one: BOT_ONE })[botId],
       path: '/webhooks/bots/:botId',
       logger: log.logger,
-      inbox: { url: suite.redis.url, prefix },
+      inbox: { connection: suite.redis.url, prefix },
     });
     const receiving = svcBotWebhook(options());
     const seen: string[] = [];
@@ -398,7 +398,7 @@ describe('inbox mode', () => {
       if (ctx.attempt === 1) throw new Error(`re-signing failed with ${BOT_ONE}`);
     });
     const server = await serve(receiving);
-    const worker = working.work({ stalledInterval: 500, lockDuration: 1000 });
+    const worker = working.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => receiving.close(), () => server.close(), () => worker.close());
     const update = fixture('bot', 'messageCreate');
     expect((await deliver(`${server.url}/webhooks/bots/one`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);

@@ -76,7 +76,7 @@ describe('redis store (against a real redis-server)', () => {
     });
   });
 
-  it('a claim holds for its lease: busy meanwhile, claimable after it lapses', async () => {
+  it('a claim holds for its leaseMs: busy meanwhile, claimable after it lapses', async () => {
     const s = store();
     await claimed(s.claim('leased', 200));
     expect((await s.claim('leased', 200)).state).toBe('busy');

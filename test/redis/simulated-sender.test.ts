@@ -58,7 +58,7 @@ describe('a simulated sender against two instances and one Redis', () => {
 
   async function startInstance(): Promise<Instance> {
     const store = redisStore({ url: redis.url, prefix: 'sim:', commandTimeoutMs: 300 });
-    const board = svcBoardWebhook({ secret: 'simulated-sender-secret-0123', logger: silentLogger, store, now: () => clock.now, timeout: 100, lease: 1000 }).onAny(handler);
+    const board = svcBoardWebhook({ secret: 'simulated-sender-secret-0123', logger: silentLogger, store, now: () => clock.now, timeoutMs: 100, leaseMs: 1000 }).onAny(handler);
     const server = express().use(board).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const { port } = server.address() as AddressInfo;

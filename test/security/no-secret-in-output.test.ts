@@ -14,6 +14,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import pino from 'pino';
+import type { WebhookLogger } from '../../src/internal/logger';
 import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
 import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
 import { runCli, tempFiles } from '../cli/run-cli';
@@ -66,13 +67,15 @@ async function post(base: string, path: string, signed: SignedRequest): Promise<
 }
 
 /** Handlers that log the canaries in every way a careless handler might, at every level. */
-function carelessLogging(ctx: { log: pino.Logger; req?: { headers: object; rawHeaders: string[] } }, secret: string): void {
+function carelessLogging(ctx: { log: WebhookLogger; req?: { headers: object; rawHeaders: string[] } }, secret: string): void {
   // Handlers run in the request here (direct mode), so the request is there.
   const req = ctx.req!;
   const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+  // The webhook's logger is pino here, so the handlers' is too, with pino's every level.
+  const log = ctx.log as pino.Logger;
   for (const level of levels) {
-    ctx.log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
-    ctx.log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
+    log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
+    log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
   }
 }
 

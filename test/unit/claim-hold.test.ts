@@ -39,7 +39,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
     expect(jest.getTimerCount()).toBe(0);
   });
 
-  it('abandons the run at abandonAfter: renewal stops, the claim is released, onAbandon told once', async () => {
+  it('abandons the run at abandonAfterMs: renewal stops, the claim is released, onAbandon told once', async () => {
     const { store, renewedAt, releasedAt } = recordingStore();
     const onAbandon = jest.fn();
     holdClaim(store, 'id', 't', 300, 1000, silentLogger, onAbandon);

@@ -7,7 +7,7 @@ describe('inbox retry window', () => {
     expect(retryDelay(500, 1000, 3_600_000)).toBe(3_600_000);
   });
 
-  it('allows as many runs as fit in retryFor: the first run, then retries until their delays add up to it', () => {
+  it('allows as many runs as fit in retryForMs: the first run, then retries until their delays add up to it', () => {
     expect(attemptsWithin(0, 1000, 5000)).toBe(1);
     expect(attemptsWithin(1000, 1000, 5000)).toBe(2);
     expect(attemptsWithin(1001, 1000, 5000)).toBe(3);
@@ -15,7 +15,7 @@ describe('inbox retry window', () => {
   });
 
   it('retries for a day by default, at most an hour apart', () => {
-    const s = inboxSettings({ url: 'redis://127.0.0.1:6379' });
+    const s = inboxSettings({ connection: 'redis://127.0.0.1:6379' });
     expect([s.retryForMs, s.retryDelayMs, s.maxRetryDelayMs, s.gapWaitMs, s.ordered]).toEqual([86_400_000, 1000, 3_600_000, 120_000, false]);
     let waited = 0;
     for (let n = 1; n < s.attempts; n++) waited += retryDelay(n, s.retryDelayMs, s.maxRetryDelayMs);
@@ -24,11 +24,11 @@ describe('inbox retry window', () => {
   });
 
   it('refuses a bad option at setup', () => {
-    expect(() => inboxSettings({ url: 'redis://h', prefix: 'a:b' })).toThrow(TypeError);
-    expect(() => inboxSettings({ url: 'redis://h', gapWaitMs: Number.NaN })).toThrow(RangeError);
-    expect(() => inboxSettings({ url: 'redis://h', maxRetryDelay: 10, retryDelay: 100 })).toThrow(RangeError);
-    expect(() => inboxSettings({ url: 'redis://h', ordered: ['task.updated', ''] })).toThrow(TypeError);
-    expect(inboxSettings({ url: 'redis://h', ordered: ['task.updated'] }).ordered).toEqual(new Set(['task.updated']));
+    expect(() => inboxSettings({ connection: 'redis://h', prefix: 'a:b' })).toThrow(TypeError);
+    expect(() => inboxSettings({ connection: 'redis://h', gapWaitMs: Number.NaN })).toThrow(RangeError);
+    expect(() => inboxSettings({ connection: 'redis://h', maxRetryDelayMs: 10, retryDelayMs: 100 })).toThrow(RangeError);
+    expect(() => inboxSettings({ connection: 'redis://h', ordered: ['task.updated', ''] })).toThrow(TypeError);
+    expect(inboxSettings({ connection: 'redis://h', ordered: ['task.updated'] }).ordered).toEqual(new Set(['task.updated']));
   });
 });
 
@@ -51,18 +51,18 @@ describe('inbox options at setup', () => {
 
   it('takes every documented option and keeps its value', () => {
     const s = inboxSettings({
-      url,
+      connection: url,
       prefix: 'app',
-      retryFor: 3000,
-      retryDelay: 1000,
-      maxRetryDelay: 5000,
+      retryForMs: 3000,
+      retryDelayMs: 1000,
+      maxRetryDelayMs: 5000,
       ordered: true,
       gapWaitMs: 500,
-      keepProcessedFor: 60_000,
+      keepProcessedMs: 60_000,
       enqueueTimeoutMs: 700,
     });
     expect(s).toStrictEqual({
-      url,
+      connection: url,
       prefix: 'app',
       retryForMs: 3000,
       retryDelayMs: 1000,
@@ -76,12 +76,12 @@ describe('inbox options at setup', () => {
   });
 
   it('defaults to the svc-webhooks prefix, unordered, a two-minute gap wait, processed jobs kept a day and an hour, and a 2 s enqueue timeout', () => {
-    const s = inboxSettings({ url });
-    expect([s.url, s.prefix, s.ordered, s.gapWaitMs, s.keepProcessedMs, s.enqueueTimeoutMs]).toEqual([url, 'svc-webhooks', false, 120_000, 90_000_000, 2000]);
+    const s = inboxSettings({ connection: url });
+    expect([s.connection, s.prefix, s.ordered, s.gapWaitMs, s.keepProcessedMs, s.enqueueTimeoutMs]).toEqual([url, 'svc-webhooks', false, 120_000, 90_000_000, 2000]);
   });
 
   it('refuses an unknown option with a TypeError', () => {
-    expect(() => inboxSettings({ url, retries: 3 } as never)).toThrow(TypeError);
+    expect(() => inboxSettings({ connection: url, retries: 3 } as never)).toThrow(TypeError);
   });
 
   it.each([
@@ -94,8 +94,8 @@ describe('inbox options at setup', () => {
   });
 
   it('takes a redis:// or rediss:// url', () => {
-    expect(inboxSettings({ url: 'redis://h' }).url).toBe('redis://h');
-    expect(inboxSettings({ url: 'rediss://h:6380/1' }).url).toBe('rediss://h:6380/1');
+    expect(inboxSettings({ connection: 'redis://h' }).connection).toBe('redis://h');
+    expect(inboxSettings({ connection: 'rediss://h:6380/1' }).connection).toBe('rediss://h:6380/1');
   });
 
   it.each([
@@ -105,7 +105,7 @@ describe('inbox options at setup', () => {
     ['without the slashes', 'redis:h'],
     ['not a string, even one that reads as a redis url', { toString: (): string => 'redis://h' }],
   ])('refuses a url %s with a TypeError', (_what, bad) => {
-    expect(() => inboxSettings({ url: bad } as never)).toThrow(TypeError);
+    expect(() => inboxSettings({ connection: bad } as never)).toThrow(TypeError);
   });
 
   it.each([
@@ -114,17 +114,17 @@ describe('inbox options at setup', () => {
     ['not a string', ['app']],
     ['a number', 7],
   ])('refuses a prefix %s with a TypeError', (_what, prefix) => {
-    expect(() => inboxSettings({ url, prefix } as never)).toThrow(TypeError);
+    expect(() => inboxSettings({ connection: url, prefix } as never)).toThrow(TypeError);
   });
 
   it.each([
-    ['retryFor', 0, 30 * DAY],
-    ['retryDelay', 1, DAY],
+    ['retryForMs', 0, 30 * DAY],
+    ['retryDelayMs', 1, DAY],
     ['gapWaitMs', 0, DAY],
-    ['keepProcessedFor', 0, 30 * DAY],
+    ['keepProcessedMs', 0, 30 * DAY],
     ['enqueueTimeoutMs', 1, 9000],
   ])('takes %s from %d to %d ms and refuses anything else with a RangeError', (name, min, max) => {
-    const withOption = (value: unknown) => inboxSettings({ url, maxRetryDelay: DAY, [name]: value } as never);
+    const withOption = (value: unknown) => inboxSettings({ connection: url, maxRetryDelayMs: DAY, [name]: value } as never);
     expect(() => withOption(min)).not.toThrow();
     expect(() => withOption(max)).not.toThrow();
     for (const bad of [min - 1, min - 0.5, max + 0.5, max + 1, Number.NaN, Number.POSITIVE_INFINITY, '1000', null]) {
@@ -132,25 +132,25 @@ describe('inbox options at setup', () => {
     }
   });
 
-  it('takes maxRetryDelay from retryDelay to a day and refuses anything else with a RangeError', () => {
-    expect(inboxSettings({ url, retryDelay: 2000, maxRetryDelay: 2000 }).maxRetryDelayMs).toBe(2000);
-    expect(inboxSettings({ url, maxRetryDelay: DAY }).maxRetryDelayMs).toBe(DAY);
-    expect(() => inboxSettings({ url, retryDelay: 2000, maxRetryDelay: 1999 })).toThrow(RangeError);
-    expect(() => inboxSettings({ url, maxRetryDelay: DAY + 1 })).toThrow(RangeError);
+  it('takes maxRetryDelayMs from retryDelayMs to a day and refuses anything else with a RangeError', () => {
+    expect(inboxSettings({ connection: url, retryDelayMs: 2000, maxRetryDelayMs: 2000 }).maxRetryDelayMs).toBe(2000);
+    expect(inboxSettings({ connection: url, maxRetryDelayMs: DAY }).maxRetryDelayMs).toBe(DAY);
+    expect(() => inboxSettings({ connection: url, retryDelayMs: 2000, maxRetryDelayMs: 1999 })).toThrow(RangeError);
+    expect(() => inboxSettings({ connection: url, maxRetryDelayMs: DAY + 1 })).toThrow(RangeError);
   });
 
   it('defaults maxRetryDelay to one hour, or to retryDelay when that is longer, so the first retry waits as long as asked', () => {
     const HOUR = 3_600_000;
-    expect(inboxSettings({ url, retryDelay: HOUR - 1 }).maxRetryDelayMs).toBe(HOUR);
-    expect(inboxSettings({ url, retryDelay: HOUR }).maxRetryDelayMs).toBe(HOUR);
-    const long = inboxSettings({ url, retryDelay: 2 * HOUR });
+    expect(inboxSettings({ connection: url, retryDelayMs: HOUR - 1 }).maxRetryDelayMs).toBe(HOUR);
+    expect(inboxSettings({ connection: url, retryDelayMs: HOUR }).maxRetryDelayMs).toBe(HOUR);
+    const long = inboxSettings({ connection: url, retryDelayMs: 2 * HOUR });
     expect(long.maxRetryDelayMs).toBe(2 * HOUR);
     expect(retryDelay(1, long.retryDelayMs, long.maxRetryDelayMs)).toBe(2 * HOUR);
   });
 
   it('counts the attempts the retry window allows with the given delays', () => {
-    expect(inboxSettings({ url, retryFor: 0 }).attempts).toBe(1);
-    expect(inboxSettings({ url, retryFor: 7000, retryDelay: 1000, maxRetryDelay: 2000 }).attempts).toBe(5);
+    expect(inboxSettings({ connection: url, retryForMs: 0 }).attempts).toBe(1);
+    expect(inboxSettings({ connection: url, retryForMs: 7000, retryDelayMs: 1000, maxRetryDelayMs: 2000 }).attempts).toBe(5);
   });
 
   it.each([
@@ -160,7 +160,7 @@ describe('inbox options at setup', () => {
     ['a list of event types', ['task.created', 'task.updated'], new Set(['task.created', 'task.updated'])],
     ['an empty list', [], new Set()],
   ])('takes ordered %s', (_what, ordered, expected) => {
-    expect(inboxSettings({ url, ordered } as never).ordered).toStrictEqual(expected);
+    expect(inboxSettings({ connection: url, ordered } as never).ordered).toStrictEqual(expected);
   });
 
   it.each([
@@ -171,6 +171,6 @@ describe('inbox options at setup', () => {
     ['a list with a type that is not text', ['task.created', 7]],
     ['a number', 1],
   ])('refuses ordered as %s with a TypeError', (_what, ordered) => {
-    expect(() => inboxSettings({ url, ordered } as never)).toThrow(TypeError);
+    expect(() => inboxSettings({ connection: url, ordered } as never)).toThrow(TypeError);
   });
 });

@@ -53,7 +53,7 @@ jest.mock('../../src/inbox/redis-connection', () => ({
 
 // Settings as inboxSettings() makes them (written out: a mutant of inboxSettings must not stop this file from loading).
 const settings: InboxSettings = {
-  url: 'redis://inbox:6379/2',
+  connection: 'redis://inbox:6379/2',
   prefix: 'app',
   retryForMs: 86_400_000,
   retryDelayMs: 1000,

@@ -182,7 +182,7 @@ function boardWorker({ handler = () => undefined, inbox = {}, work, options = {}
   const board = svcBoardWebhook({
     secret: BOARD_SECRET,
     logger: log.logger,
-    inbox: { url: URL, prefix: 'app', retryDelay: 1000, maxRetryDelay: 8000, ordered: true, gapWaitMs: 60_000, ...inbox },
+    inbox: { connection: URL, prefix: 'app', retryDelayMs: 1000, maxRetryDelayMs: 8000, ordered: true, gapWaitMs: 60_000, ...inbox },
     ...options,
   } as any).onAny(handler);
   for (const listener of listeners) board.onDelivery(listener);
@@ -241,41 +241,41 @@ describe('inbox worker', () => {
       expect(() => queue.emit('error', new Error('ECONNREFUSED'))).not.toThrow();
     });
 
-    it('gives BullMQ the defaults: concurrency 10, lockDuration and stalledInterval 30000, maxStalledCount 3', () => {
+    it('gives BullMQ the defaults: concurrency 10, lockDuration and stalledInterval 30000 ms, maxStalledCount 3', () => {
       const { worker } = boardWorker();
       expect(worker.opts).toMatchObject({ concurrency: 10, lockDuration: 30_000, stalledInterval: 30_000, maxStalledCount: 3 });
     });
 
     it('gives BullMQ the work() options as they are', () => {
-      const { worker } = boardWorker({ work: { concurrency: 4, lockDuration: 5000, stalledInterval: 7000, maxStalledCount: 1 } });
+      const { worker } = boardWorker({ work: { concurrency: 4, lockDurationMs: 5000, stalledIntervalMs: 7000, maxStalledCount: 1 } });
       expect(worker.opts).toMatchObject({ concurrency: 4, lockDuration: 5000, stalledInterval: 7000, maxStalledCount: 1 });
     });
 
-    it('accepts the smallest values: concurrency 1, lockDuration and stalledInterval 100, maxStalledCount 0', () => {
-      const { worker } = boardWorker({ work: { concurrency: 1, lockDuration: 100, stalledInterval: 100, maxStalledCount: 0 } });
+    it('accepts the smallest values: concurrency 1, lockDurationMs and stalledIntervalMs 100, maxStalledCount 0', () => {
+      const { worker } = boardWorker({ work: { concurrency: 1, lockDurationMs: 100, stalledIntervalMs: 100, maxStalledCount: 0 } });
       expect(worker.opts).toMatchObject({ concurrency: 1, lockDuration: 100, stalledInterval: 100, maxStalledCount: 0 });
     });
 
     it.each([
       ['concurrency', 0],
-      ['lockDuration', 99],
-      ['stalledInterval', 99],
+      ['lockDurationMs', 99],
+      ['stalledIntervalMs', 99],
       ['maxStalledCount', -1],
       ['concurrency', 2.5],
-      ['lockDuration', 1000.5],
-      ['stalledInterval', Number.NaN],
+      ['lockDurationMs', 1000.5],
+      ['stalledIntervalMs', Number.NaN],
       ['maxStalledCount', Number.MAX_SAFE_INTEGER + 1],
       ['concurrency', '10'],
-      ['lockDuration', null],
+      ['lockDurationMs', null],
     ])('refuses %s %p with a RangeError, before opening a connection', (name, value) => {
-      const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: pino({ level: 'silent' }), inbox: { url: URL } });
+      const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: pino({ level: 'silent' }), inbox: { connection: URL } });
       jest.mocked(inboxConnection).mockClear();
       expect(() => board.work({ [name]: value } as any)).toThrow(RangeError);
       expect(inboxConnection).not.toHaveBeenCalled();
     });
 
     it.each([null, 'fast', 5])('refuses options that are not an object (%p) with a TypeError', (value) => {
-      const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: pino({ level: 'silent' }), inbox: { url: URL } });
+      const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: pino({ level: 'silent' }), inbox: { connection: URL } });
       jest.mocked(inboxConnection).mockClear();
       expect(() => board.work(value as any)).toThrow(TypeError);
       expect(inboxConnection).not.toHaveBeenCalled();
@@ -313,7 +313,7 @@ describe('inbox worker', () => {
       const log = memoryLog();
       jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
       const updates: any[] = [];
-      const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger, inbox: { url: URL } }).onAny((update, ctx) => void updates.push([update, ctx.attempt]));
+      const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger, inbox: { connection: URL } }).onAny((update, ctx) => void updates.push([update, ctx.attempt]));
       bot.work();
       const worker = bull.Worker.made.at(-1);
       expect(worker.name).toBe('bot');
@@ -598,7 +598,7 @@ describe('inbox worker', () => {
       const records: DeliveryRecord[] = [];
       const { process, log } = boardWorker({
         listeners: [(r) => void records.push(r)],
-        options: { timeout: 1, abandonAfter: 2 },
+        options: { timeoutMs: 1, abandonAfterMs: 2 },
         handler: (_e, c) => {
           ctx = c;
           return new Promise<void>((resolve) => (finish = resolve));
@@ -636,7 +636,7 @@ describe('inbox worker', () => {
     function resolvingWorker(resolver: jest.Mock) {
       const log = memoryLog();
       jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
-      const board = svcBoardWebhook({ secret: resolver, logger: log.logger, inbox: { url: URL } }).onAny((_e, ctx) => ctx.log.info({ leak: `key ${RESOLVED}` }, 'handler'));
+      const board = svcBoardWebhook({ secret: resolver, logger: log.logger, inbox: { connection: URL } }).onAny((_e, ctx) => ctx.log.info({ leak: `key ${RESOLVED}` }, 'handler'));
       board.work();
       const worker = bull.Worker.made.at(-1);
       return { log, process: (job: FakeJob) => worker.processor(job, 'tok') as Promise<void> };
@@ -789,13 +789,13 @@ describe('inbox worker in board order', () => {
   });
 
   it('remembers a board for the retry window plus the gap wait when that is longer than the default retention', async () => {
-    const { process, conn } = boardWorker({ inbox: { retryFor: 2 * DEFAULT_RETENTION_MS, gapWaitMs: 90_000 } });
+    const { process, conn } = boardWorker({ inbox: { retryForMs: 2 * DEFAULT_RETENTION_MS, gapWaitMs: 90_000 } });
     await process(fakeJob(boardJobData()));
     expect(conn.calls[0]!.args[4]).toBe(2 * DEFAULT_RETENTION_MS + 90_000);
   });
 
   it('remembers a board for the default retention at least', async () => {
-    const { process, conn } = boardWorker({ inbox: { retryFor: 0, gapWaitMs: 0 } });
+    const { process, conn } = boardWorker({ inbox: { retryForMs: 0, gapWaitMs: 0 } });
     await process(fakeJob(boardJobData()));
     expect(conn.calls[0]!.args.slice(3, 5)).toEqual([0, DEFAULT_RETENTION_MS]);
   });

@@ -22,28 +22,29 @@ describe('options are checked once, at setup', () => {
   });
 
   it.each([
-    [{ limit: 1024 }, /limit/],
-    [{ limit: '100kb' }, /limit/],
-    [{ limit: 'lots' }, /limit/],
-    [{ timeout: 10_000 }, /timeout/],
-    [{ timeout: 0 }, /timeout/],
-    [{ lease: 100 }, /lease/],
-    [{ tolerance: -1 }, /tolerance/],
+    [{ maxBodyBytes: 1024 }, /maxBodyBytes/],
+    [{ maxBodyBytes: '100kb' }, /maxBodyBytes/],
+    [{ maxBodyBytes: 'lots' }, /maxBodyBytes/],
+    [{ timeoutMs: 10_000 }, /timeoutMs/],
+    [{ timeoutMs: 0 }, /timeoutMs/],
+    [{ leaseMs: 100 }, /leaseMs/],
+    [{ toleranceSeconds: -1 }, /toleranceSeconds/],
     [{ path: 'webhooks' }, /path/],
     [{ schemaPolicy: 'lenient' }, /schemaPolicy/],
-    [{ tolerence: 60 }, /unknown option `tolerence`/],
+    [{ tolerence: 60 }, /no option `tolerence`; did you mean `toleranceSeconds`\?/],
+    [{ timeout: 5000 }, /no option `timeout`: it was renamed `timeoutMs`/],
   ])('throws for %j', (options, message) => {
     expect(() => svcBoardWebhook({ secret: SECRET, ...(options as object) })).toThrow(message);
   });
 
-  it('refuses `tolerance` for the bot webhook, which has no timestamp', () => {
-    expect(() => svcBotWebhook({ secret: SECRET, tolerance: 60 } as never)).toThrow(/unknown option `tolerance`/);
+  it('refuses `toleranceSeconds` for the bot webhook, which has no timestamp', () => {
+    expect(() => svcBotWebhook({ secret: SECRET, toleranceSeconds: 60 } as never)).toThrow(/svcBotWebhook has no option `toleranceSeconds`/);
   });
 
   it('accepts the limit as bytes or with a unit, at least 256 KB', () => {
-    expect(() => svcBoardWebhook({ secret: SECRET, limit: '256kb' })).not.toThrow();
-    expect(() => svcBoardWebhook({ secret: SECRET, limit: 1024 * 1024 })).not.toThrow();
-    expect(() => svcBoardWebhook({ secret: SECRET, limit: '1mb' })).not.toThrow();
+    expect(() => svcBoardWebhook({ secret: SECRET, maxBodyBytes: '256kb' })).not.toThrow();
+    expect(() => svcBoardWebhook({ secret: SECRET, maxBodyBytes: 1024 * 1024 })).not.toThrow();
+    expect(() => svcBoardWebhook({ secret: SECRET, maxBodyBytes: '1mb' })).not.toThrow();
   });
 
   it('refuses handlers for types and kinds this version does not know, pointing to onAny', () => {

@@ -14,7 +14,7 @@ describe('the receiver', () => {
 
     it('are answered 503 handler_timeout when the timeout passes, retry after it; their signal is aborted', async () => {
       fake();
-      const { send, on } = setup({ options: { timeout: 1500 } });
+      const { send, on } = setup({ options: { timeoutMs: 1500 } });
       let signal: AbortSignal | undefined;
       on('task.created', (_e, ctx) => {
         signal = ctx.signal;
@@ -33,7 +33,7 @@ describe('the receiver', () => {
 
     it('have a deadline counted from the arrival of the request, not from when the handlers start', async () => {
       fake();
-      const { receiver, on } = setup({ options: { timeout: 1000 } });
+      const { receiver, on } = setup({ options: { timeoutMs: 1000 } });
       on('task.created', () => new Promise((resolve) => setTimeout(resolve, 500)));
       const access = accessOf((req) => new Promise((resolve) => setTimeout(() => resolve(req.body), 600)));
       const answer = receiver.receive(requestOf(), access);
@@ -43,7 +43,7 @@ describe('the receiver', () => {
 
     it('still get at least a millisecond when reading the request took the whole timeout', async () => {
       fake();
-      const { receiver, on } = setup({ options: { timeout: 1000 } });
+      const { receiver, on } = setup({ options: { timeoutMs: 1000 } });
       on('task.created', () => Promise.resolve());
       const access = accessOf((req) => new Promise((resolve) => setTimeout(() => resolve(req.body), 1500)));
       const answer = receiver.receive(requestOf(), access);
@@ -53,7 +53,7 @@ describe('the receiver', () => {
 
     it('that finish in time are handled', async () => {
       fake();
-      const { send, on } = setup({ options: { timeout: 1000 } });
+      const { send, on } = setup({ options: { timeoutMs: 1000 } });
       on('task.created', () => new Promise((resolve) => setTimeout(resolve, 999)));
       const answer = send();
       await jest.advanceTimersByTimeAsync(999);
@@ -62,7 +62,7 @@ describe('the receiver', () => {
 
     it('keep the claim, renewed, until they finish; then the delivery is recorded as handled and close() resolves', async () => {
       fake();
-      const { send, on, store, receiver, lines } = setup({ options: { timeout: 1000, lease: 3000 } });
+      const { send, on, store, receiver, lines } = setup({ options: { timeoutMs: 1000, leaseMs: 3000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const event = boardEvent('task.created');
@@ -87,7 +87,7 @@ describe('the receiver', () => {
 
     it('that fail later release the claim for the retry, logging the failure', async () => {
       fake();
-      const { send, on, store, receiver, lines } = setup({ options: { timeout: 1000 } });
+      const { send, on, store, receiver, lines } = setup({ options: { timeoutMs: 1000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const event = boardEvent('task.created');
@@ -105,7 +105,7 @@ describe('the receiver', () => {
 
     it('are given up after abandonAfter, counted from arrival: the claim is released and close() resolves', async () => {
       fake();
-      const { receiver, on, store, lines } = setup({ options: { timeout: 1000, abandonAfter: 5000 } });
+      const { receiver, on, store, lines } = setup({ options: { timeoutMs: 1000, abandonAfterMs: 5000 } });
       on('task.created', () => new Promise(() => undefined));
       const event = boardEvent('task.created');
       const access = accessOf((req) => new Promise((resolve) => setTimeout(() => resolve(req.body), 200)));
@@ -125,7 +125,7 @@ describe('the receiver', () => {
 
     it('that finish after being abandoned are still recorded as handled', async () => {
       fake();
-      const { send, on, store } = setup({ options: { timeout: 1000, abandonAfter: 2000 } });
+      const { send, on, store } = setup({ options: { timeoutMs: 1000, abandonAfterMs: 2000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const answer = send();
@@ -139,7 +139,7 @@ describe('the receiver', () => {
 
     it('count once in flight when they finish after being abandoned: close() still waits for a later delivery', async () => {
       fake();
-      const { send, on, receiver } = setup({ options: { timeout: 1000, abandonAfter: 2000 } });
+      const { send, on, receiver } = setup({ options: { timeoutMs: 1000, abandonAfterMs: 2000 } });
       const gates = [deferred(), deferred()];
       let n = 0;
       on('task.created', () => gates[n++]!.promise);
@@ -162,7 +162,7 @@ describe('the receiver', () => {
 
     it('that fail after being abandoned are not released twice', async () => {
       fake();
-      const { send, on, store, lines } = setup({ options: { timeout: 1000, abandonAfter: 2000 } });
+      const { send, on, store, lines } = setup({ options: { timeoutMs: 1000, abandonAfterMs: 2000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const answer = send();
@@ -230,7 +230,7 @@ describe('the receiver', () => {
 
     it('stops renewing the claim of late handlers once they finish', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
-      const { send, on, store } = setup({ options: { timeout: 1000, lease: 3000, abandonAfter: 5000 } });
+      const { send, on, store } = setup({ options: { timeoutMs: 1000, leaseMs: 3000, abandonAfterMs: 5000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const answer = send();
@@ -246,7 +246,7 @@ describe('the receiver', () => {
 
     it('records late handlers that finished, retrying a failing commit for two thirds of a lease, then gives up', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
-      const { send, on, store, receiver, lines } = setup({ options: { timeout: 1000, lease: 3000 } });
+      const { send, on, store, receiver, lines } = setup({ options: { timeoutMs: 1000, leaseMs: 3000 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const answer = send();

@@ -30,7 +30,7 @@ describe('the receiver', () => {
     });
 
     it('reads the body within the configured limit', async () => {
-      const { send, access } = setup({ options: { limit: 300_000 } });
+      const { send, access } = setup({ options: { maxBodyBytes: 300_000 } });
       const req = requestOf();
       await send(req);
       expect(access.readBody).toHaveBeenCalledWith(req, 300_000);
@@ -87,7 +87,7 @@ describe('the receiver', () => {
     });
 
     it('is claimed for the lease and committed with the claim token', async () => {
-      const { send, store } = setup({ options: { lease: 30_000 } });
+      const { send, store } = setup({ options: { leaseMs: 30_000 } });
       const event = boardEvent('task.created');
       await send(requestOf(event));
       expect(store.claim).toHaveBeenCalledWith(event.id, 30_000);
@@ -273,7 +273,7 @@ describe('the receiver', () => {
 
   describe('the de-dup claim', () => {
     it('held by an earlier attempt still running: 409 delivery_in_progress, retry after the handler timeout in whole seconds', async () => {
-      const { send, on } = setup({ options: { timeout: 2500 } });
+      const { send, on } = setup({ options: { timeoutMs: 2500 } });
       const gate = deferred();
       on('task.created', () => gate.promise);
       const event = boardEvent('task.created');

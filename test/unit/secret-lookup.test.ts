@@ -3,6 +3,7 @@ import { isSvcWebhookError } from '../../src';
 import { pathId, pathPattern, requestPathname } from '../../src/internal/path-pattern';
 import { bodyBoardId, scannedBoardId } from '../../src/verify/claimed-board';
 import { SecretLookup, type SecretAnswer } from '../../src/verify/secret-resolver';
+import { secretLookupSettings } from '../../src/verify/secret-lookup-options';
 import { redactingLogOptions } from '../../src/internal/log-redaction';
 
 const silent = pino({ level: 'silent' });
@@ -10,15 +11,15 @@ const SECRET = 'a-secret-of-sixteen-or-more';
 
 function lookupWith(resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>, options = {}) {
   const calls: string[] = [];
-  const lookup = new SecretLookup(
-    (id) => {
+  const lookup = new SecretLookup({
+    resolve: (id) => {
       calls.push(id);
       return resolve(id);
     },
-    'board',
-    options,
-    silent,
-  );
+    webhook: 'board',
+    options: secretLookupSettings(options),
+    logger: silent,
+  });
   return { lookup, calls };
 }
 
@@ -41,7 +42,7 @@ describe('SecretLookup', () => {
   });
 
   it('keeps unknown boards apart: a flood of made-up ids does not push out a known board', async () => {
-    const { lookup, calls } = lookupWith((id) => (id === 'known' ? SECRET : undefined), { max: 10 });
+    const { lookup, calls } = lookupWith((id) => (id === 'known' ? SECRET : undefined), { maxIds: 10 });
     await lookup.keysFor('known');
     for (let i = 0; i < 2_000; i++) expect(await codeOf(() => lookup.keysFor(`forged-${i}`))).toBe('unknown_board');
     await lookup.keysFor('known');
@@ -51,7 +52,7 @@ describe('SecretLookup', () => {
   it('after a lookup timed out, the next delivery asks afresh; the hung answer arriving later does no harm', async () => {
     let release: (value: string) => void = () => undefined;
     let hang = true;
-    const { lookup, calls } = lookupWith(() => (hang ? new Promise<string>((resolve) => (release = resolve)) : SECRET), { timeout: 50 });
+    const { lookup, calls } = lookupWith(() => (hang ? new Promise<string>((resolve) => (release = resolve)) : SECRET), { timeoutMs: 50 });
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     hang = false;
     await lookup.keysFor('a');
@@ -141,7 +142,7 @@ describe('SecretLookup when the resolver throws', () => {
     const lines: Record<string, unknown>[] = [];
     const root = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
     const logger = root.child({}, redactingLogOptions([]));
-    return { lookup: new SecretLookup(resolve, what, options, logger), lines };
+    return { lookup: new SecretLookup({ resolve, webhook: what, options: secretLookupSettings(options), logger }), lines };
   }
 
   it('logs what was thrown with every known secret dropped from its message and stack', async () => {
@@ -166,7 +167,7 @@ describe('SecretLookup when the resolver throws', () => {
   });
 
   it('logs no thrown value for a resolver that was too slow or answered something that is not a secret', async () => {
-    const slow = logged(() => new Promise<string>(() => undefined), 'bot', { timeout: 20 });
+    const slow = logged(() => new Promise<string>(() => undefined), 'bot', { timeoutMs: 20 });
     expect(await codeOf(() => slow.lookup.keysFor('b1'))).toBe('secret_unavailable');
     const invalid = logged(() => 'short');
     expect(await codeOf(() => invalid.lookup.keysFor('a'))).toBe('secret_unavailable');
@@ -244,7 +245,7 @@ describe('SecretLookup on a clock', () => {
       calls.push(id);
       return SECRET;
     };
-    const lookup = new SecretLookup(resolve, 'board', { ttl: 1000 }, silent, () => now);
+    const lookup = new SecretLookup({ resolve, webhook: 'board', options: secretLookupSettings({ ttlMs: 1000 }), logger: silent, now: () => now });
     await lookup.keysFor('a');
     now = 999;
     await lookup.keysFor('a');
@@ -262,7 +263,7 @@ describe('SecretLookup on a clock', () => {
       calls.push(id);
       return undefined;
     };
-    const lookup = new SecretLookup(resolve, 'board', { unknownTtl: 500 }, silent, () => now);
+    const lookup = new SecretLookup({ resolve, webhook: 'board', options: secretLookupSettings({ unknownTtlMs: 500 }), logger: silent, now: () => now });
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
     expect(lookup.secretsOf('a')).toEqual([]);
     now = 499;
@@ -284,8 +285,8 @@ describe('SecretLookup keeps', () => {
     expect(lookup.secretsOf('one')).toEqual([SECRET]);
   });
 
-  it('as many known boards as `max`, dropping the oldest answer first', async () => {
-    const { lookup, calls } = lookupWith(() => SECRET, { max: 2 });
+  it('as many known boards as `maxIds`, dropping the oldest answer first', async () => {
+    const { lookup, calls } = lookupWith(() => SECRET, { maxIds: 2 });
     await lookup.keysFor('a');
     await lookup.keysFor('b');
     await lookup.keysFor('a');

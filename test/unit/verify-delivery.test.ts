@@ -115,7 +115,7 @@ describe('verifyBoardDelivery', () => {
     const input = boardInput(boardEvent('ping'), {}, { timestamp: 1_800_000_000 });
     expect(verifyBoardDelivery({ ...input, now: 1_800_000_299_000 }).timestamp).toBe(1_800_000_000);
     expect(refusal(() => verifyBoardDelivery({ ...input, now: 1_800_000_301_000 }))).toEqual({ code: 'timestamp_out_of_tolerance', status: 401 });
-    expect(verifyBoardDelivery({ ...input, now: 1_800_000_400_000, tolerance: 600 }).timestamp).toBe(1_800_000_000);
+    expect(verifyBoardDelivery({ ...input, now: 1_800_000_400_000, toleranceSeconds: 600 }).timestamp).toBe(1_800_000_000);
   });
 
   it('schemaPolicy skip accepts an authentic event that fails the schema', () => {
@@ -160,7 +160,7 @@ describe('verifyBoardDelivery', () => {
         () => {
           const big = boardEvent('task.created');
           big.task.description = 'x'.repeat(300 * 1024);
-          return { ...boardInput(big), limit: '256kb' };
+          return { ...boardInput(big), maxBodyBytes: '256kb' };
         },
         'body_too_large',
         413,
@@ -227,7 +227,7 @@ describe('verifyBotDelivery', () => {
         'delivery_expired',
         401,
       ],
-      ['a body over the limit', () => ({ ...input(botUpdate('taskCreate', { note: 'x'.repeat(300 * 1024) } as never)), limit: 256 * 1024 }), 'body_too_large', 413],
+      ['a body over the limit', () => ({ ...input(botUpdate('taskCreate', { note: 'x'.repeat(300 * 1024) } as never)), maxBodyBytes: 256 * 1024 }), 'body_too_large', 413],
       ['invalid JSON', () => input('{"id":'), 'invalid_json', 400],
       ['a constructor key', () => input({ ...botUpdate('taskCreate'), constructor: { x: 1 } }), 'forbidden_key', 400],
       ['an id that differs from X-Svc-Delivery', () => input(botUpdate('taskCreate'), { 'X-Svc-Delivery': randomUUID() }), 'delivery_id_mismatch', 400],
@@ -278,8 +278,8 @@ describe('the input of the standalone verifiers', () => {
     big.task.description = 'x'.repeat(300 * 1024);
     const ok = boardInput(big);
     const length = Buffer.byteLength(ok.body);
-    expect(verifyBoardDelivery({ ...ok, limit: length }).deliveryId).toBeDefined();
-    expect(refusal(() => verifyBoardDelivery({ ...ok, limit: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
+    expect(verifyBoardDelivery({ ...ok, maxBodyBytes: length }).deliveryId).toBeDefined();
+    expect(refusal(() => verifyBoardDelivery({ ...ok, maxBodyBytes: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
   });
 
   it('refuses a timestamp sent twice as timestamp_malformed, even when both are the same', () => {

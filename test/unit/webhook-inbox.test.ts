@@ -23,7 +23,7 @@ jest.mock('../../src/inbox/inbox-producer', () => ({
 jest.mock('../../src/receive/inbox-worker', () => ({ startWorker: jest.fn(() => ({ the: 'worker' })) }));
 jest.mock('../../src/inbox/redis-connection', () => ({ requireQueuePackages: jest.fn() }));
 
-const inbox = { url: 'redis://inbox', prefix: 'svc-webhooks' } as InboxSettings;
+const inbox = { connection: 'redis://inbox', prefix: 'svc-webhooks' } as InboxSettings;
 const logger = { the: 'logger' };
 const lookup = jest.fn();
 const config = (withInbox: boolean) =>

@@ -22,8 +22,8 @@ const never = new Promise<never>(() => undefined);
 const board = svcBoardWebhook({
   secret: env.RECEIVER_SECRET!,
   store,
-  timeout: 1000,
-  lease: 2000,
+  timeoutMs: 1000,
+  leaseMs: 2000,
   logger: pino({ level: 'silent' }),
 }).onAny(async (event, ctx) => {
   await counter.query('INSERT INTO runs (delivery_id, pid) VALUES ($1, $2)', [event.id, process.pid]);

@@ -17,7 +17,7 @@ const handlerMs = Number(process.env.HANDLER_MS ?? '200');
 const logger = pino({ level: 'silent' });
 const store = redisStore({ url, prefix: `${prefix}-ids:` });
 const ordered = process.env.ORDERED === '1';
-const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { url, prefix, retryDelay: 100, ordered, gapWaitMs: 60_000 } });
+const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: url, prefix, retryDelayMs: 100, ordered, gapWaitMs: 60_000 } });
 const results = new Redis(url);
 
 board.onAny(async (event: any) => {
@@ -31,7 +31,7 @@ if (role === 'receiver') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`));
   process.once('SIGTERM', () => server.close(() => void board.close().then(() => process.exit(0))));
 } else {
-  const worker = board.work({ concurrency: 2, lockDuration: 2500, stalledInterval: 1000, maxStalledCount: Number(process.env.MAX_STALLED ?? '3') });
+  const worker = board.work({ concurrency: 2, lockDurationMs: 2500, stalledIntervalMs: 1000, maxStalledCount: Number(process.env.MAX_STALLED ?? '3') });
   process.stdout.write('ready\n');
   process.once('SIGTERM', () => void worker.close().then(() => process.exit(0)));
 }

@@ -1,0 +1,76 @@
+import type { WebhookLogger } from '../internal/logger';
+import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/option-table';
+import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+import { DEFAULT_TABLE } from './postgres-sql';
+
+/** The longest time a timer waits (2^31 - 1 ms): longer, node's timers fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const retentionMs = numberOption({
+  doc: 'How long a handled id is remembered (svc retries for a day); bot updates older than this are refused as replays.',
+  unit: 'ms',
+  default: DEFAULT_RETENTION_MS,
+  defaultText: `${DEFAULT_RETENTION_MS} (a day and an hour)`,
+  min: 0,
+  minExclusive: true,
+  integer: false,
+});
+
+const commandTimeoutMs = (what: string) =>
+  numberOption({ doc: `Longest wait for ${what}; past it the delivery fails closed (503 \`store_unavailable\`).`, unit: 'ms', default: 1000, min: 0, minExclusive: true, max: MAX_TIMER_MS, integer: false });
+
+/** A logger for the store's own warnings: anything with `warn`. */
+const warnLogger = customOption<Pick<WebhookLogger, 'warn'> | undefined>({
+  doc: "Where the store's warnings go.",
+  type: '{ warn }',
+  defaultText: 'none',
+  read(value, name) {
+    if (value !== undefined && typeof (value as { warn?: unknown } | null)?.warn !== 'function') throw new TypeError(`svc-webhooks: \`${name}\` must be a logger with a warn method; got ${kindOf(value)}`);
+    return value as Pick<WebhookLogger, 'warn'> | undefined;
+  },
+});
+
+/** A client or pool the user passes in: an object with the named methods. */
+function given<T>(spec: { doc: string; type: string; methods: readonly string[] }): OptionDeclaration<T | undefined> {
+  return customOption<T | undefined>({
+    doc: spec.doc,
+    type: spec.type,
+    bounds: 'this or the next (exactly one)',
+    read(value, name) {
+      if (value === undefined) return undefined;
+      const target = value as Record<string, unknown> | null;
+      if (typeof target !== 'object' || target === null || spec.methods.some((m) => typeof target[m] !== 'function')) {
+        throw new TypeError(`svc-webhooks: \`${name}\` must be ${spec.type} (with ${spec.methods.join(', ')}); got ${kindOf(value)}`);
+      }
+      return value as T;
+    },
+  });
+}
+
+/** The declaration of every `memoryStore()` option (docs/options.md is made from it). */
+export const MEMORY_STORE_OPTIONS = {
+  retentionMs,
+  maxIds: numberOption({ doc: 'The most ids remembered at once; past it the oldest are forgotten early, an eighth at a time, and a warning is logged.', unit: 'count', default: 1_000_000, min: 0, minExclusive: true, integer: false }),
+  now: functionOption<() => number>({ doc: 'The clock, in ms since the epoch.', type: '() => number', default: Date.now, defaultText: '`Date.now`' }),
+  logger: warnLogger,
+};
+
+/** The declaration of every `redisStore()` option. */
+export const REDIS_STORE_OPTIONS = {
+  client: given<{ call(...args: never[]): Promise<unknown> }>({ doc: 'A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`); the store does not close it.', type: 'an ioredis client', methods: ['call'] }),
+  url: stringOption({ doc: 'A Redis URL: the store creates an ioredis client tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this or `client` (exactly one)' }),
+  prefix: stringOption({ doc: 'Key prefix, so that several receivers can share one Redis.', default: 'svc-webhooks:' }),
+  retentionMs,
+  commandTimeoutMs: commandTimeoutMs('one Redis command'),
+};
+
+/** The declaration of every `postgresStore()` option. */
+export const POSTGRES_STORE_OPTIONS = {
+  pool: given<{ connect(): Promise<unknown> }>({ doc: 'A node-postgres `Pool` (give it an `error` listener); the store does not close it.', type: 'a pg Pool', methods: ['connect'] }),
+  connectionString: stringOption({ doc: 'A connection string: the store creates a pool tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this or `pool` (exactly one)' }),
+  table: stringOption({ doc: 'The table the migration made (`svc-webhooks postgres migrate`): `name` or `schema.name`.', default: DEFAULT_TABLE }),
+  retentionMs,
+  commandTimeoutMs: commandTimeoutMs('a connection plus one store statement'),
+  pruneIntervalMs: numberOption({ doc: 'How often expired rows are deleted (in small batches that skip rows in use).', unit: 'ms', default: 10 * 60_000, min: 0, minExclusive: true, max: MAX_TIMER_MS, integer: false }),
+  logger: warnLogger,
+};

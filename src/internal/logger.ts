@@ -1,0 +1,135 @@
+/**
+ * The logger the library logs through and handlers get as `ctx.log`: pino's call shapes, so a pino
+ * logger is one as it is. Any other logger (console, winston, bunyan) is wrapped: its lines go
+ * through the same scrub as pino's (`scrubLine`), and child loggers keep their fields.
+ */
+export interface WebhookLogger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+  /** A logger whose every line carries `bindings` too. */
+  child(bindings: Record<string, unknown>): WebhookLogger;
+}
+
+/** A log call: fields first and an optional message (pino's order), or a message alone. */
+export interface LogFn {
+  (fields: object, message?: string): void;
+  (message: string): void;
+}
+
+/**
+ * What the `logger` option takes besides a pino logger: any object with `info`, `warn` and `error`
+ * (and optionally `debug`), such as `console`, a winston or a bunyan logger.
+ */
+export interface LoggerLike {
+  info(...args: never[]): unknown;
+  warn(...args: never[]): unknown;
+  error(...args: never[]): unknown;
+  debug?(...args: never[]): unknown;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Writes one scrubbed line: its level, its fields (bindings included) and its message. */
+export type LineSink = (level: LogLevel, fields: Record<string, unknown>, message: string | undefined) => void;
+
+/** Scrubs one line's fields and message of secrets; the identity when there is nothing to drop. */
+export interface LineScrub {
+  fields(fields: Record<string, unknown>): Record<string, unknown>;
+  message(message: string): string;
+}
+
+/** A logger over a LineSink: bindings are merged into each line, and every line is scrubbed. */
+export class SinkLogger implements WebhookLogger {
+  constructor(
+    private readonly sink: LineSink,
+    private readonly scrub: LineScrub,
+    private readonly bindings: Readonly<Record<string, unknown>> = {},
+  ) {}
+
+  readonly debug: LogFn = (a: object | string, b?: string) => this.write('debug', a, b);
+  readonly info: LogFn = (a: object | string, b?: string) => this.write('info', a, b);
+  readonly warn: LogFn = (a: object | string, b?: string) => this.write('warn', a, b);
+  readonly error: LogFn = (a: object | string, b?: string) => this.write('error', a, b);
+
+  child(bindings: Record<string, unknown>): SinkLogger {
+    return new SinkLogger(this.sink, this.scrub, { ...this.bindings, ...bindings });
+  }
+
+  /** The same logger with another scrub (one that also drops a board's secrets). */
+  scrubbing(scrub: (inner: LineScrub) => LineScrub): SinkLogger {
+    return new SinkLogger(this.sink, scrub(this.scrub), this.bindings);
+  }
+
+  private write(level: LogLevel, first: object | string, second: string | undefined): void {
+    const fields = typeof first === 'string' ? { ...this.bindings } : { ...this.bindings, ...fieldsOf(first) };
+    const message = typeof first === 'string' ? first : second;
+    this.sink(level, this.scrub.fields(fields), message === undefined ? undefined : this.scrub.message(String(message)));
+  }
+}
+
+/** An Error logged as the line's fields object is logged under `err`, as pino does. */
+function fieldsOf(value: object): Record<string, unknown> {
+  return value instanceof Error ? { err: value } : (value as Record<string, unknown>);
+}
+
+/** A line for another logger: `info(message, fields)` (console, winston), or fields first (bunyan). */
+export function loggerSink(target: LoggerLike): LineSink {
+  // bunyan takes pino's order, fields first: it has the streams pino lacks.
+  const fieldsFirst = Array.isArray((target as { streams?: unknown }).streams);
+  return (level, fields, message) => {
+    const method = (target as unknown as Record<string, unknown>)[level];
+    if (typeof method !== 'function') return; // a logger without `debug`
+    const call = method as (...args: unknown[]) => unknown;
+    if (fieldsFirst) call.call(target, fields, message ?? '');
+    else call.call(target, message ?? '', fields);
+  };
+}
+
+/**
+ * JSON lines through the runtime's console, where no stdout stream exists to give pino (Workers,
+ * Vercel Edge, Deno Deploy): their log collectors read one JSON object per line.
+ */
+export function consoleJsonSink(): LineSink {
+  const out = globalThis.console;
+  return (level, fields, message) => {
+    let line: string;
+    try {
+      line = JSON.stringify({ level, time: Date.now(), ...fields, ...(message === undefined ? {} : { msg: message }) });
+    } catch {
+      line = JSON.stringify({ level, time: Date.now(), msg: message, note: 'the fields of this line could not be written as JSON' });
+    }
+    out[level === 'debug' ? 'debug' : level](line);
+  };
+}
+
+const NOTHING = (): void => undefined;
+
+/** `logger: false`: nothing is logged. */
+export const SILENT_LOGGER: WebhookLogger = {
+  debug: NOTHING,
+  info: NOTHING,
+  warn: NOTHING,
+  error: NOTHING,
+  child: () => SILENT_LOGGER,
+};
+
+/** A pino logger: the fast path, whose own redaction options do the scrub. */
+export function isPinoLogger(value: unknown): boolean {
+  const candidate = value as { levels?: { values?: unknown }; child?: unknown; flush?: unknown; bindings?: unknown } | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.levels?.values === 'object' &&
+    typeof candidate.child === 'function' &&
+    typeof candidate.flush === 'function' &&
+    typeof candidate.bindings === 'function'
+  );
+}
+
+/** Whether `value` can be the `logger` option's other kind: info, warn and error are functions. */
+export function isLoggerLike(value: unknown): value is LoggerLike {
+  const candidate = value as Partial<Record<LogLevel, unknown>> | null;
+  return (typeof candidate === 'object' || typeof candidate === 'function') && candidate !== null && ['info', 'warn', 'error'].every((m) => typeof candidate[m as LogLevel] === 'function');
+}

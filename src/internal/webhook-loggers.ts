@@ -1,0 +1,87 @@
+import pino, { type Logger } from 'pino';
+import { REDACT_PATHS, lineScrub, redactingLogOptions } from './log-redaction';
+import { SILENT_LOGGER, SinkLogger, consoleJsonSink, isLoggerLike, isPinoLogger, loggerSink, type LoggerLike, type WebhookLogger } from './logger';
+import { kindOf } from './option-table';
+
+/** What the `logger` option takes: a pino logger, any object with info/warn/error, or false for none. */
+export type LoggerOption = Logger | LoggerLike | false;
+
+/** A webhook's loggers, made once at setup from its `logger` option. */
+export interface WebhookLoggers {
+  /** Every line the library logs but the one below, scrubbed of secrets and credentials. */
+  readonly logger: WebhookLogger;
+  /**
+   * The one line per accepted delivery. Its fields are the library's own (a canonical id, the kind
+   * of a verified delivery, numbers), so nothing in it needs scrubbing, and it is the hot path.
+   */
+  readonly lineLogger: WebhookLogger;
+  /** Writes what is pending; resolves when written, or at once for a logger that cannot say. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Lines are gathered and written by the event loop in batches (at 4 KiB, and at least every 250 ms),
+ * never with a blocking write: a slow reader of stdout (a pipe, a log shipper) must not stall
+ * deliveries. pino writes what is pending when the process exits, also after an uncaught exception;
+ * `close()` writes it too. A SIGKILL loses at most the last 250 ms of lines.
+ */
+export const LOG_BATCH = { minLength: 4096, periodicFlush: 250 } as const;
+
+let defaultLogger: Logger | LoggerLike | undefined;
+
+/**
+ * pino to stdout where there is one (Node, Bun, Deno); elsewhere (Workers, Vercel Edge) JSON lines
+ * through the console, which those runtimes collect.
+ */
+function fallbackLogger(): Logger | LoggerLike {
+  if (defaultLogger !== undefined) return defaultLogger;
+  const stdout = (globalThis as { process?: { stdout?: { write?: unknown } } }).process?.stdout;
+  defaultLogger =
+    typeof stdout?.write === 'function' && typeof pino.destination === 'function'
+      ? pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...(inWorkers() ? {} : LOG_BATCH) }))
+      : CONSOLE_DEFAULT;
+  return defaultLogger;
+}
+
+const CONSOLE_DEFAULT: LoggerLike = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * Cloudflare Workers keep no process between requests to write a batch later: there each line is
+ * written as soon as it is logged.
+ */
+function inWorkers(): boolean {
+  return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
+}
+
+/** The `logger` option, checked: a TypeError names what it got and what it takes. */
+export function checkLoggerOption(value: unknown, name: string): LoggerOption | undefined {
+  if (value === undefined || value === false || isPinoLogger(value) || isLoggerLike(value)) return value as LoggerOption | undefined;
+  throw new TypeError(`svc-webhooks: \`${name}\` must be a pino logger, an object with info, warn and error methods (console, winston, bunyan), or false for none; got ${kindOf(value)}`);
+}
+
+/** The loggers of one webhook: `secrets` are its configured secret values, dropped from every line. */
+export function webhookLoggers(option: LoggerOption | undefined, webhook: 'board' | 'bot', secrets: readonly string[]): WebhookLoggers {
+  if (option === false) return { logger: SILENT_LOGGER, lineLogger: SILENT_LOGGER, flush: () => Promise.resolve() };
+  const parent = option ?? fallbackLogger();
+  if (isPinoLogger(parent)) {
+    const pinoParent = parent as Logger;
+    return {
+      logger: pinoParent.child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) }),
+      lineLogger: pinoParent.child({ webhook }),
+      flush: () => flushPino(pinoParent),
+    };
+  }
+  const sink = parent === CONSOLE_DEFAULT ? consoleJsonSink() : loggerSink(parent as LoggerLike);
+  const logger = new SinkLogger(sink, lineScrub(secrets), { webhook });
+  return { logger, lineLogger: logger, flush: () => Promise.resolve() };
+}
+
+function flushPino(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      logger.flush(() => resolve());
+    } catch {
+      resolve();
+    }
+  });
+}
