@@ -32,7 +32,7 @@ const TEMPLATE = JSON.parse(readFileSync(join(ROOT, 'examples', 'fixtures', 'boa
 
 export function signedEvent(board: string, sequence: number): SignedEvent {
   const id = randomUUID();
-  const body = JSON.stringify({ ...TEMPLATE, id, sequence, board: { ...(TEMPLATE.board as object), id: board } });
+  const body = JSON.stringify({ ...TEMPLATE, id, sequence, board: { ...(TEMPLATE.board as object), id: board }, task: { ...(TEMPLATE.task as object), board_id: board } });
   const ts = String(Math.floor(Date.now() / 1000));
   const mac = createHmac('sha256', SVC_SECRET).update(`${ts}.`).update(body).digest('hex');
   return {

@@ -19,6 +19,7 @@ export const errorStatus = {
   signature_mismatch: 401,
   timestamp_missing: 401,
   timestamp_malformed: 401,
+  /** X-Svc-Timestamp is further from now than the tolerance, or a bot update's `createdAt` is ahead of now by more than 5 minutes. */
   timestamp_out_of_tolerance: 401,
   /** A bot update older than the de-duplication window: it could be a replay of a forgotten id. */
   delivery_expired: 401,
@@ -28,8 +29,15 @@ export const errorStatus = {
   unknown_bot: 401,
   /** A secret resolver is set, and the body names no board (`board.id`) and the path none either. */
   board_id_missing: 401,
-  /** The board in the path and the board in the body differ. */
+  /** The board in the path and the board in the body differ, or the body names another board than the one whose secret verified it. */
   board_id_mismatch: 401,
+  /**
+   * A nested reference of a board event contradicts the event's board where svc's contract makes
+   * them equal: `task.board_id`, the board key in `task.key`, `task.workspace_id`.
+   */
+  board_reference_mismatch: 401,
+  /** With a resolver: a bot update's `botUserId` is not the bot its path names (whose secret verified it). */
+  bot_id_mismatch: 401,
   /** JSON on the wire must be UTF-8; a body that is not is refused rather than decoded with replacements. */
   invalid_utf8: 400,
   invalid_json: 400,

@@ -39,7 +39,7 @@ export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
-export { BOT_UPDATE_MAX_AGE_MS } from './receive/bot-protocol';
+export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
 export { boardEventTypes } from './generated/board-types';
 export type {
   BoardEventMap,

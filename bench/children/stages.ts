@@ -17,11 +17,11 @@ import { pathPattern } from '../../src/internal/path-pattern';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { LOG_BATCH } from '../../src/internal/webhook-loggers';
 import { parseJson } from '../../src/parse/parse-json';
-import { boardProtocol } from '../../src/receive/board-protocol';
-import { DeliveryScope } from '../../src/route/delivery-scope';
+import { boardRoute } from '../../src/route/board-route';
+import { dispatch } from '../../src/route/dispatch';
 import { HandlerRegistry } from '../../src/route/handler-registry';
+import { boardDelivery } from '../../src/validate/board-delivery';
 import type { BoardHandler } from '../../src/route/handler-types';
-import { runHandlers } from '../../src/route/run-handlers';
 import { schemaProblems, validatorFor } from '../../src/validate/validate-payload';
 import { secretKeys } from '../../src/verify/secret-keys';
 import { readBoardSignature, verifyBoardSignature } from '../../src/verify/verify-signature';
@@ -130,7 +130,7 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   const validate = validatorFor('board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   byType.add('task.updated', trivialHandler, () => undefined);
-  const protocol = boardProtocol({ keys }, pathPattern(PATH, []), 300, { byType, any: [] });
+  const route = boardRoute({ byType, any: [] });
   const logger = pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...LOG_BATCH })).child({ webhook: 'board' });
   const req = fakeRequest(one, PATH);
   const signature = readBoardSignature(req, 300, Date.now());
@@ -186,9 +186,8 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   stages.push({
     stage: 'route (delivery, handlers)',
     us: await time(n, batches, () => {
-      const delivery = protocol.delivery(payload, req, signature, Date.now());
-      const ctx = protocol.context(delivery, [delivery.id, delivery.kind, req, NODE_REQUEST, Date.now(), logger]);
-      return runHandlers(protocol.calls(delivery, ctx), 8000, () => DeliveryScope.abort(ctx));
+      const delivery = boardDelivery(payload, { request: req, verified: { by: undefined, timestamp: signature.timestamp }, nowMs: Date.now() });
+      return dispatch({ delivery, route, scope: { source: req, access: NODE_REQUEST, receivedAt: Date.now(), logger }, secrets: [], deadlineMs: 8000 }).run;
     }),
   });
 

@@ -39,8 +39,19 @@ export function attempt(call: () => unknown): StoreFailure | Promise<StoreFailur
   return undefined;
 }
 
+/** A claim a delivery holds: what committing, releasing and renewing it need. */
+export interface HeldClaim {
+  readonly store: DeliveryStore;
+  /** The delivery id. */
+  readonly id: string;
+  /** The token the claim was given. */
+  readonly token: string;
+  /** Where a store's failure is reported. */
+  readonly logger: WebhookLogger;
+}
+
 /** Releases the claim of a failed delivery, so the sender's retry runs the handlers again. */
-export function releaseClaim(store: DeliveryStore, id: string, token: string, logger: WebhookLogger): void | Promise<void> {
+export function releaseClaim({ store, id, token, logger }: HeldClaim): void | Promise<void> {
   const report = (failed: StoreFailure) => {
     // Not fatal: the lease lapses and the retry after it runs the handlers.
     if (failed) logger.error({ err: safeError(failed.error), deliveryId: id }, 'could not release a failed delivery in the de-dup store; its lease will lapse');
@@ -58,7 +69,7 @@ const LONGEST_RETRY_MS = 2_000;
  * another attempt may hold the delivery). The commit is token-checked by the store, so a late retry
  * cannot overwrite another attempt's claim. Resolves `true` when recorded, `false` when given up.
  */
-export async function commitWithRetry(store: DeliveryStore, id: string, token: string, untilMs: number, logger: WebhookLogger, first?: StoreFailure): Promise<boolean> {
+export async function commitWithRetry({ store, id, token, logger }: HeldClaim, untilMs: number, first?: StoreFailure): Promise<boolean> {
   let failed = first;
   let waitMs = FIRST_RETRY_MS;
   while (failed) {
@@ -81,6 +92,15 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** How long a held claim is renewed and when it is given up. */
+export interface HoldTerms {
+  readonly leaseMs: number;
+  /** From now, in ms: past it the run is abandoned. */
+  readonly abandonAfterMs: number;
+  /** Told once, when the run is abandoned. */
+  readonly onAbandon: () => void;
+}
+
 /** What keeps a claim while handlers that outlived their deadline still run. */
 export interface ClaimHold {
   /** Stops renewing (the handlers settled). */
@@ -94,15 +114,8 @@ export interface ClaimHold {
  * a crash. A run still unsettled after `abandonAfterMs` is abandoned: renewal stops, the claim is
  * released so that the sender's next retry runs the handlers again, and `onAbandon` is called.
  */
-export function holdClaim(
-  store: DeliveryStore,
-  id: string,
-  token: string,
-  leaseMs: number,
-  abandonAfterMs: number,
-  logger: WebhookLogger,
-  onAbandon: () => void,
-): ClaimHold {
+export function holdClaim(held: HeldClaim, { leaseMs, abandonAfterMs, onAbandon }: HoldTerms): ClaimHold {
+  const { store, id, token, logger } = held;
   const extend = store.extend;
   const renew = () =>
     void Promise.resolve(attempt(() => extend!.call(store, id, token, leaseMs))).then((failed) => {
@@ -117,7 +130,7 @@ export function holdClaim(
   const abandon = setTimeout(() => {
     clearInterval(renewal);
     onAbandon();
-    void releaseClaim(store, id, token, logger);
+    void releaseClaim(held);
   }, Math.max(0, abandonAfterMs));
   abandon.unref();
   return {

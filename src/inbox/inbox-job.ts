@@ -42,6 +42,14 @@ export function keptHeaders(req: RequestFacts): Record<string, string> {
 }
 
 /**
+ * The delivery checks compare the delivery headers with the body through the request; in a worker
+ * there is no request, only the headers kept in the job. They read nothing else of it.
+ */
+export function headersOnly(headers: Readonly<Record<string, string>>): RequestFacts {
+  return { headers, rawHeaders: Object.entries(headers).flat() };
+}
+
+/**
  * The BullMQ job id of a delivery: one job per canonical delivery id, so a repeat or a race never
  * makes a second job. BullMQ refuses ids with ":" and integer-like ids; the escape keeps the map
  * one-to-one and readable (`d-` then the id, with "%" and ":" percent-encoded).

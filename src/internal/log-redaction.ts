@@ -104,6 +104,17 @@ export function textScrubber(secrets: readonly string[]): (value: string) => str
   };
 }
 
+/**
+ * The same error with its message and stack scrubbed as a log line's would be: for errors that leave
+ * the process another way than the logger (a dead letter's reason and stack, kept in Redis).
+ */
+export function scrubbedError<E extends Error>(error: E, secrets: readonly string[]): E {
+  const text = textScrubber(secrets);
+  error.message = text(error.message);
+  if (typeof error.stack === 'string') Object.defineProperty(error, 'stack', { value: text(error.stack), configurable: true, writable: true });
+  return error;
+}
+
 function scrubber(secrets: readonly string[]): (value: unknown, depth: number) => unknown {
   const text = textScrubber(secrets);
   const scrub = (value: unknown, depth: number): unknown => {

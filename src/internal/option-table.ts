@@ -124,10 +124,10 @@ export function numberOption<D extends number | undefined>(spec: NumberOption & 
   const whole = spec.integer ?? true;
   const unit = UNIT_WORDS[spec.unit];
   const max = spec.max ?? Number.MAX_SAFE_INTEGER;
-  const low = spec.minExclusive === true ? `more than ${spec.min}` : spec.max === undefined ? `at least ${spec.min}` : `from ${spec.min}`;
-  const bounds = spec.max === undefined ? low : `${low} to ${spec.max}`;
+  const upTo = spec.max === undefined ? '' : ` to ${spec.max}`;
+  const bounds = spec.minExclusive === true ? `more than ${spec.min}${upTo}` : spec.max === undefined ? `at least ${spec.min}` : `${spec.min}${upTo}`;
+  const range = `${whole ? 'an integer' : 'a number'}${unit === '' ? '' : ` of ${unit}`} ${spec.minExclusive !== true && spec.max !== undefined ? `from ${bounds}` : bounds}`;
   const shown = spec.bounds ?? bounds;
-  const range = `${whole ? 'an integer' : 'a number'}${unit === '' ? '' : ` of ${unit}`} ${bounds}`;
   return {
     doc: spec.doc,
     type: spec.unit === 'count' ? 'number' : `number (${unit})`,

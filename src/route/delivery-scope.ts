@@ -15,6 +15,23 @@ export interface DeliveryClaim {
   readonly handlers: number;
 }
 
+/** What a delivery's context is made of. */
+export interface ScopeInit {
+  readonly deliveryId: string;
+  readonly kind: string;
+  /** The request and how to read it; both absent in an inbox worker, after the request was answered. */
+  readonly source?: unknown;
+  readonly access?: RequestAccess<never> | undefined;
+  /** When the request arrived, in ms since the epoch. */
+  readonly receivedAt: number;
+  /** The webhook's logger; `ctx.log` is its child. */
+  readonly logger: WebhookLogger;
+  /** Which run of the handlers this is (inbox retries); default 1. */
+  readonly attempt?: number;
+  /** Board order in an inbox worker: the sequence numbers given up on before this event. */
+  readonly gap?: SequenceGap | undefined;
+}
+
 /**
  * The part of a handler's context that every delivery has. The child logger and the AbortSignal
  * are made on first use: most handlers touch neither, and each costs more than the rest of routing.
@@ -29,21 +46,19 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
   #transacted = false;
   #secrets: readonly string[] = NO_SECRETS;
 
-  constructor(
-    readonly deliveryId: string,
-    kind: string,
-    /** The request and how to read it; both undefined in an inbox worker, after the request was answered. */
-    source: unknown,
-    access: RequestAccess<never> | undefined,
-    readonly receivedAt: number,
-    logger: WebhookLogger,
-    readonly attempt = 1,
-    /** Board order in an inbox worker: the sequence numbers given up on before this event. */
-    readonly gap?: SequenceGap,
-  ) {
-    super(source, access);
-    this.#kind = kind;
-    this.#logger = logger;
+  readonly deliveryId: string;
+  readonly receivedAt: number;
+  readonly attempt: number;
+  readonly gap: SequenceGap | undefined;
+
+  constructor(init: ScopeInit) {
+    super(init.source, init.access);
+    this.deliveryId = init.deliveryId;
+    this.receivedAt = init.receivedAt;
+    this.attempt = init.attempt ?? 1;
+    this.gap = init.gap;
+    this.#kind = init.kind;
+    this.#logger = init.logger;
   }
 
   get log(): WebhookLogger {

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebhookLogger } from '../internal/logger';
 import type { SqlClient } from '../internal/sql-client';
-import type { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 
-export type Awaitable<T> = T | PromiseLike<T>;
+export type { Awaitable } from '../internal/awaitable';
+import type { Awaitable } from '../internal/awaitable';
 
 /** What every handler gets beside the payload. */
 export interface DeliveryContext {
@@ -57,6 +57,12 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   /** The board's sequence number of this event, for ordering (0 for ping). */
   readonly sequence: number;
   /**
+   * The board this delivery is for, as its verification established it: with a secret resolver the
+   * board whose secret verified it, with one secret the signed event's `board.id`. Key tenant data
+   * by this, not by fields of the event a board's admin could choose.
+   */
+  readonly boardId: string;
+  /**
    * Inbox with board order only: the sequence numbers before this event that never arrived within
    * `gapWaitMs` (both ends included). Reconcile, for example by re-reading the board.
    */
@@ -69,6 +75,12 @@ export interface BotContext extends DeliveryContext {
   readonly kind: string;
   /** The whole BotWebhookUpdate. */
   readonly update: BotWebhookUpdate;
+  /**
+   * The bot this update is for, as its verification established it: with a secret resolver the bot
+   * its path names (whose secret verified it, and which `botUserId` must equal), with one secret the
+   * signed `botUserId`.
+   */
+  readonly botId: string;
 }
 
 /** The `messageCreate` data a `.command()` handler gets: its message always carries the command. */
@@ -77,61 +89,4 @@ export type CommandData = MessageCreateData & { message: Message & { command: Co
 export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E>) => Awaitable<unknown>;
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
-/** Where an error happened; fields are absent when the request failed before they were known. */
-export interface ErrorContext {
-  readonly webhook: 'board' | 'bot';
-  readonly deliveryId?: string;
-  readonly kind?: string;
-  /** As in DeliveryContext: the Node request; absent under `createWebHandler`. */
-  readonly req?: IncomingMessage;
-  /** As in DeliveryContext: the request as a Fetch `Request`. */
-  readonly request?: Request;
-  readonly log: WebhookLogger;
-}
-
-/** Told of every delivery answered with an error, after the response is decided. */
-export type ErrorHandler = (error: SvcWebhookError, ctx: ErrorContext) => Awaitable<unknown>;
-
-/** One answered request, as the delivery log line records it; for dashboards and metrics. */
-export interface DeliveryRecord {
-  readonly webhook: 'board' | 'bot';
-  /** Absent when the request was refused before its body was verified and parsed. */
-  readonly deliveryId?: string;
-  readonly kind?: string;
-  /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
-  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
-  /**
-   * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
-   * have answered: 200 when processed, 500 when the attempt failed.
-   */
-  readonly status: number;
-  /**
-   * Inbox mode only: at receive time `enqueued` or `duplicate`; for each processing attempt in a
-   * worker `processed`, `retried` (failed, will run again) or `dead` (failed for the last time: a dead letter).
-   */
-  readonly queue?: QueueOutcome;
-  /** Inbox mode, processing attempts only: which attempt this was (1, 2, …). */
-  readonly attempt?: number;
-  /** The error code of a refused delivery. */
-  readonly code?: string;
-  /** Why a delivery was refused, in this library's words (safe to show: never a secret or signature). */
-  readonly message?: string;
-  /** The failing paths of a schema refusal (`schema_violation`), at most five. */
-  readonly problems?: readonly { readonly path: string; readonly message: string }[];
-  readonly durationMs: number;
-  /** When the request arrived, in ms since the epoch. */
-  readonly receivedAt: number;
-  /** True once the signature was checked: `payload` and `body` are then the sender's. */
-  readonly verified: boolean;
-  /** The verified, parsed body; absent when the request was refused before it was verified and parsed. */
-  readonly payload?: unknown;
-  /**
-   * The raw body of a refused request, when it was read: unverified (forged or corrupted) unless
-   * `verified` is true. Show an unverified body only as its size and a short escaped preview.
-   */
-  readonly body?: Buffer;
-}
-
-export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';
-
-export type DeliveryListener = (record: DeliveryRecord) => void;
+export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener } from '../observe/delivery-record';

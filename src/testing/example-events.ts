@@ -52,7 +52,24 @@ export const exampleNames: readonly string[] = [...Object.keys(boardFixtures), .
  */
 export function boardEvent<T extends BoardEventType>(type: T, overrides?: DeepPartial<BoardEventMap[T]>): BoardEventMap[T] {
   const event = freshenDelivery(fixture(boardFixtures, type, 'board event type'), 'board');
-  return mergeOverrides(event, overrides) as unknown as BoardEventMap[T];
+  return onOwnBoard(mergeOverrides(event, overrides), overrides) as unknown as BoardEventMap[T];
+}
+
+/**
+ * An event moved to another board (or workspace) by `overrides` keeps its task on that board, as
+ * svc sends it (and as the receiver checks): `task.board_id`, the key's prefix and the task's
+ * workspace follow, unless the overrides name them too.
+ */
+export function onOwnBoard(event: Record<string, unknown>, overrides: unknown): Record<string, unknown> {
+  const given = (overrides ?? {}) as { board?: { id?: unknown; key?: unknown }; workspace_id?: unknown; task?: Record<string, unknown> };
+  const board = event.board as { id?: unknown; key?: unknown } | null;
+  const task = event.task as Record<string, unknown> | null;
+  if (typeof task !== 'object' || task === null || typeof board !== 'object' || board === null) return event;
+  const own = (field: string) => given.task === undefined || !Object.prototype.hasOwnProperty.call(given.task, field);
+  if (given.board?.id !== undefined && own('board_id') && typeof task.board_id === 'string' && task.board_id !== '') task.board_id = board.id;
+  if (given.board?.key !== undefined && own('key') && typeof task.key === 'string') task.key = `${String(board.key)}-${task.key.slice(task.key.lastIndexOf('-') + 1)}`;
+  if (given.workspace_id !== undefined && own('workspace_id') && typeof task.workspace_id === 'string' && task.workspace_id !== '') task.workspace_id = event.workspace_id;
+  return event;
 }
 
 function update(name: string, kind: string, data: unknown, envelope: BotEnvelopeOverrides | undefined): Record<string, unknown> {

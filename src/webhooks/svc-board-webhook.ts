@@ -1,16 +1,17 @@
 import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from '../generated/board-types';
 import { boardEventTypes } from '../generated/board-types';
-import { commonMethods, listeners, type WebhookMiddlewareBase } from './webhook-methods';
-import { expressMiddleware } from '../adapters/node/express-middleware';
-import { settings, type BoardWebhookOptions } from './options';
-import { boardJobs } from '../receive/webhook-jobs';
-import { webhookInbox } from './webhook-inbox';
-import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
-import { boardProtocol } from '../receive/board-protocol';
-import { Receiver } from '../receive/receiver';
+import { boardJobs } from '../inbox/webhook-jobs';
+import { boardRoute } from '../route/board-route';
 import { HandlerRegistry } from '../route/handler-registry';
 import type { BoardHandler } from '../route/handler-types';
+import { boardDelivery } from '../validate/board-delivery';
+import { boardVerifier } from '../verify/board-verifier';
+import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
+import { assembleWebhook } from './assemble-webhook';
+import { settings, type BoardWebhookOptions } from './options';
+import { listeners, type WebhookMiddlewareBase } from './webhook-methods';
 
+/** The board webhook: an Express middleware (also a node:http handler) with its handler registration. */
 export interface BoardWebhookMiddleware extends WebhookMiddlewareBase<BoardHandler<BoardWebhookEvent>> {
   /** Runs `handler` for every delivery of the given type(s); the event is typed by its type. */
   on<T extends BoardEventType>(type: T | readonly T[], handler: BoardHandler<BoardEventMap[T]>): this;
@@ -18,26 +19,28 @@ export interface BoardWebhookMiddleware extends WebhookMiddlewareBase<BoardHandl
 
 const KNOWN_TYPES = new Set<string>(boardEventTypes);
 
-/** The board webhook receiver: `app.use(svcBoardWebhook(secret))`. */
+/**
+ * The board webhook receiver: `app.use(svcBoardWebhook(secret))`. It verifies each delivery's
+ * `v1=` signature and timestamp, validates it, claims its id once, and runs the handlers of its type.
+ */
 export function svcBoardWebhook(secretOrOptions: string | readonly string[] | SecretResolver<BoardSecretClaim> | BoardWebhookOptions): BoardWebhookMiddleware {
   const config = settings(secretOrOptions, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();
-  const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType, any: lists.any });
-  const inbox = webhookInbox(config, protocol, config.inbox && boardJobs(config.inbox), lists.deliveryListeners);
-  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
-  const middleware = expressMiddleware('svcBoardWebhook', receiver) as BoardWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: config.flushLog }), {
-    path: config.path,
-    forgetSecret(id: string) {
-      config.secrets.lookup?.forget(id);
-      return middleware;
-    },
+  const kind = {
+    webhook: 'board' as const,
+    schema: 'board' as const,
+    verifier: boardVerifier({ secrets: config.secrets, pattern: config.pattern, toleranceSeconds: config.toleranceSeconds }),
+    check: boardDelivery,
+    route: boardRoute({ byType, any: lists.any }),
+  };
+  const webhook = assembleWebhook({ name: 'svcBoardWebhook', settings: config, kind, jobs: config.inbox && boardJobs(config.inbox), lists }) as unknown as BoardWebhookMiddleware;
+  return Object.assign(webhook, {
     on(type: string | readonly string[], handler: BoardHandler<never>) {
       byType.add(type, handler, (t) => {
         if (!KNOWN_TYPES.has(t)) throw new TypeError(`svc-webhooks: unknown board event type "${t}"; handle types this version does not know with onAny()`);
       });
-      return middleware;
+      return webhook;
     },
   });
 }

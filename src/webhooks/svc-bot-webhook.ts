@@ -1,17 +1,18 @@
 import type { BotEventData, BotEventMap } from '../generated/bot-types';
 import { botEventKinds } from '../generated/bot-types';
-import { commonMethods, listeners, type WebhookMiddlewareBase } from './webhook-methods';
-import { expressMiddleware } from '../adapters/node/express-middleware';
-import { settings, type BotWebhookOptions } from './options';
-import { botJobs } from '../receive/webhook-jobs';
-import { webhookInbox } from './webhook-inbox';
-import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
-import { Receiver } from '../receive/receiver';
+import { botJobs } from '../inbox/webhook-jobs';
+import { botRoute } from '../route/bot-route';
 import { HandlerRegistry } from '../route/handler-registry';
 import type { BotHandler, CommandData } from '../route/handler-types';
+import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
+import { botVerifier } from '../verify/bot-verifier';
+import { assembleWebhook } from './assemble-webhook';
+import { settings, type BotWebhookOptions } from './options';
+import { listeners, type WebhookMiddlewareBase } from './webhook-methods';
 
 export type BotEventKind = keyof BotEventMap;
 
+/** The bot webhook: an Express middleware (also a node:http handler) with its handler registration. */
 export interface BotWebhookMiddleware extends WebhookMiddlewareBase<BotHandler<BotEventData>> {
   /** Runs `handler` with `update.event[kind]` for every delivery of the given kind(s). */
   on<K extends BotEventKind>(kind: K | readonly K[], handler: BotHandler<BotEventMap[K]>): this;
@@ -21,7 +22,10 @@ export interface BotWebhookMiddleware extends WebhookMiddlewareBase<BotHandler<B
 
 const KNOWN_KINDS = new Set<string>(botEventKinds);
 
-/** The bot webhook receiver: `app.use(svcBotWebhook(secret))`. */
+/**
+ * The bot webhook receiver: `app.use(svcBotWebhook(secret))`. It verifies each update's `sha256=`
+ * signature, validates it, claims its id once, and runs the handlers of its kind and command.
+ */
 export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotWebhookOptions): BotWebhookMiddleware {
   const config = settings(secretOrOptions, 'bot');
   const byKind = new HandlerRegistry<BotHandler<never>>();
@@ -29,27 +33,26 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const lists = listeners<BotHandler<never>>();
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
-  const protocol = botProtocol(config.secrets, config.pattern, { byKind, byCommand, any: lists.any }, maxAgeMs);
-  const inbox = webhookInbox(config, protocol, config.inbox && botJobs(config.pattern, config.secrets.lookup !== undefined), lists.deliveryListeners);
-  const receiver = new Receiver(protocol, config, lists.errorHandlers, lists.deliveryListeners, inbox.handoff);
-  const middleware = expressMiddleware('svcBotWebhook', receiver) as BotWebhookMiddleware;
-  return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: config.flushLog }), {
-    path: config.path,
-    forgetSecret(id: string) {
-      config.secrets.lookup?.forget(id);
-      return middleware;
-    },
-    on(kind: string | readonly string[], handler: BotHandler<never>) {
-      byKind.add(kind, handler, (k) => {
+  const kind = {
+    webhook: 'bot' as const,
+    schema: 'bot' as const,
+    verifier: botVerifier(config.secrets, config.pattern),
+    check: botDeliveryCheck(maxAgeMs),
+    route: botRoute({ byKind, byCommand, any: lists.any }),
+  };
+  const webhook = assembleWebhook({ name: 'svcBotWebhook', settings: config, kind, jobs: config.inbox && botJobs(), lists }) as unknown as BotWebhookMiddleware;
+  return Object.assign(webhook, {
+    on(eventKind: string | readonly string[], handler: BotHandler<never>) {
+      byKind.add(eventKind, handler, (k) => {
         if (!KNOWN_KINDS.has(k)) throw new TypeError(`svc-webhooks: unknown bot event kind "${k}"; handle kinds this version does not know with onAny()`);
       });
-      return middleware;
+      return webhook;
     },
     command(name: string | readonly string[], handler: BotHandler<CommandData>) {
       byCommand.add(name, handler, (n) => {
         if (typeof n !== 'string' || n === '') throw new TypeError('svc-webhooks: a command name must be a non-empty string');
       });
-      return middleware;
+      return webhook;
     },
   });
 }

@@ -7,12 +7,15 @@ import { choiceOption, customOption, kindOf, readOptions, type ReadOptions } fro
 import type { SecretSource } from '../verify/secret-source';
 import { DEFAULT_PATHS, maxBodyBytesOption, toleranceSecondsOption } from './webhook-options';
 import { parseJson } from '../parse/parse-json';
-import { boardProtocol } from '../receive/board-protocol';
-import { BOT_UPDATE_MAX_AGE_MS, botProtocol } from '../receive/bot-protocol';
-import type { Delivery, Protocol } from '../receive/protocol';
+import type { Delivery, Verified } from '../internal/delivery';
+import { boardDelivery } from '../validate/board-delivery';
+import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
+import type { DeliveryCheck } from '../validate/delivery-checks';
+import { boardVerifier } from '../verify/board-verifier';
+import { botVerifier } from '../verify/bot-verifier';
+import type { Verifier } from '../verify/verifier';
 import type { RequestFacts } from '../internal/request-access';
-import { schemaRefusal } from '../validate/validate-payload';
-import { HandlerRegistry } from '../route/handler-registry';
+import { schemaRefusal, type SchemaName } from '../validate/validate-payload';
 import { secretKeys } from '../verify/secret-keys';
 
 export interface VerifyDeliveryInput {
@@ -100,15 +103,10 @@ const RENAMED = { limit: 'maxBodyBytes', tolerance: 'toleranceSeconds' };
 
 const KNOWN_TYPES = new Set<string>(boardEventTypes);
 const KNOWN_KINDS = new Set<string>(botEventKinds);
-// The verifiers route nothing: their protocols get no handlers. (Nothing reads these tables or the
-// allowed parameter names below, so their contents are not mutated: test/mutation/EQUIVALENT.md.)
-// Stryker disable ObjectLiteral,ArrayDeclaration
-const NO_BOARD_HANDLERS = { byType: new HandlerRegistry<never>(), any: [] };
-const NO_BOT_HANDLERS = { byKind: new HandlerRegistry<never>(), byCommand: new HandlerRegistry<never>(), any: [] };
 // One secret (or a rotation of it) for every delivery: no path names a board or bot.
 const BOARD_PATH = pathPattern(DEFAULT_PATHS.board, []);
 const BOT_PATH = pathPattern(DEFAULT_PATHS.bot, []);
-// Stryker restore ObjectLiteral,ArrayDeclaration
+const BOT_CHECK = botDeliveryCheck(BOT_UPDATE_MAX_AGE_MS);
 
 /**
  * Verifies one board delivery without an HTTP framework (a queue consumer, a serverless function,
@@ -118,28 +116,39 @@ const BOT_PATH = pathPattern(DEFAULT_PATHS.bot, []);
  */
 export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBoardDelivery {
   const read = readOptions(VERIFY_BOARD_INPUT, input, { factory: 'verifyBoardDelivery', renamed: RENAMED });
-  const { id, kind, event, timestamp, sequence } = verify(read, (secrets) => boardProtocol(secrets, BOARD_PATH, read.toleranceSeconds, NO_BOARD_HANDLERS));
+  const { id, kind, event, timestamp, sequence } = verify(read, {
+    schema: 'board',
+    verifier: (secrets) => boardVerifier({ secrets, pattern: BOARD_PATH, toleranceSeconds: read.toleranceSeconds }),
+    check: boardDelivery,
+  });
   return { deliveryId: id, known: KNOWN_TYPES.has(kind), type: kind, event, timestamp, sequence } as VerifiedBoardDelivery;
 }
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
 export function verifyBotDelivery(input: VerifyDeliveryInput): VerifiedBotDelivery {
   const read = readOptions(VERIFY_BOT_INPUT, input, { factory: 'verifyBotDelivery', renamed: RENAMED });
-  const { id, kind, data, update } = verify(read, (secrets) => botProtocol(secrets, BOT_PATH, NO_BOT_HANDLERS, BOT_UPDATE_MAX_AGE_MS));
+  const { id, kind, data, update } = verify(read, { schema: 'bot', verifier: (secrets) => botVerifier(secrets, BOT_PATH), check: BOT_CHECK });
   return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
 }
 
+/** The stages of one webhook that verification runs. */
+interface VerifyStages<S, D> {
+  readonly schema: SchemaName;
+  readonly verifier: (secrets: SecretSource) => Verifier<S>;
+  readonly check: DeliveryCheck<D>;
+}
+
 /** The receiver's stages in its order: signature headers, the size, the MAC, the JSON, the schema, the delivery. */
-function verify<S, D extends Delivery>(input: ReadOptions<typeof VERIFY_BOT_INPUT>, protocolFor: (secrets: SecretSource) => Protocol<S, D>): D {
-  const protocol = protocolFor({ keys: secretKeys(input.secret) });
+function verify<S, D extends Delivery>(input: ReadOptions<typeof VERIFY_BOT_INPUT>, stages: VerifyStages<S, D>): D {
+  const verifier = stages.verifier({ keys: secretKeys(input.secret) });
   const now = input.now ?? Date.now();
   const request = input.headers;
-  const signature = protocol.readSignature(request, now);
+  const signature = verifier.readSignature(request, now);
   if (input.body.length > input.maxBodyBytes) throw tooLarge(input.maxBodyBytes);
   // With fixed secrets the check is synchronous: nothing is awaited.
-  void protocol.verify(signature, input.body, request);
+  const verified = verifier.verify(signature, input.body, request) as Verified;
   const payload = parseJson(input.body);
-  const invalid = schemaRefusal(protocol.schema, payload, input.schemaPolicy, undefined);
+  const invalid = schemaRefusal(stages.schema, payload, input.schemaPolicy, undefined);
   if (invalid !== undefined) throw invalid;
-  return protocol.delivery(payload, request, signature, now);
+  return stages.check(payload, { request, verified, nowMs: now });
 }

@@ -1,11 +1,11 @@
-import type { Settings } from './options';
-import type { Delivery, Protocol } from '../receive/protocol';
-import type { Handoff } from '../inbox/accepted-delivery';
-import type { DeliveryListener } from '../route/handler-types';
+import type { Handoff, JobSource } from '../inbox/accepted-delivery';
 import { InboxProducer } from '../inbox/inbox-producer';
 import { requireQueuePackages } from '../inbox/redis-connection';
+import type { Delivery } from '../internal/delivery';
+import type { DeliveryReport } from '../observe/delivery-report';
 import { startWorker, type InboxWorker, type WorkOptions } from '../receive/inbox-worker';
-import type { WebhookJobs } from '../receive/webhook-jobs';
+import type { Settings } from '../receive/settings';
+import type { WebhookKind } from '../receive/webhook-kind';
 
 /** What a webhook middleware gets from its inbox: the receiver's hand-off, `work()`, and closing. */
 export interface WebhookInbox<D extends Delivery> {
@@ -16,15 +16,25 @@ export interface WebhookInbox<D extends Delivery> {
   close(): Promise<void>;
 }
 
-export function webhookInbox<S, D extends Delivery>(config: Settings, protocol: Protocol<S, D>, jobs: WebhookJobs<S, D> | undefined, listeners: readonly DeliveryListener[]): WebhookInbox<D> {
-  const inbox = config.inbox;
+/** What a webhook's inbox is made of. */
+export interface InboxParts<S, D extends Delivery> {
+  readonly settings: Settings;
+  readonly kind: WebhookKind<S, D>;
+  /** With the `inbox` option: what a job keeps of a delivery of this kind. */
+  readonly jobs: JobSource<D> | undefined;
+  readonly report: DeliveryReport;
+}
+
+/** The inbox of one webhook, when it has the `inbox` option: the producer the receiver hands to, and its workers. */
+export function webhookInbox<S, D extends Delivery>({ settings, kind, jobs, report }: InboxParts<S, D>): WebhookInbox<D> {
+  const inbox = settings.inbox;
   if (inbox !== undefined) requireQueuePackages();
-  const producer = inbox === undefined || jobs === undefined ? undefined : new InboxProducer(inbox, protocol.webhook, jobs);
+  const producer = inbox === undefined || jobs === undefined ? undefined : new InboxProducer(inbox, kind.webhook, jobs);
   return {
     handoff: producer?.handoff,
     work(options) {
       if (inbox === undefined || jobs === undefined) throw new TypeError('svc-webhooks: work() needs the `inbox` option: the handlers run in the request otherwise');
-      return startWorker({ inbox, protocol, jobs, logger: config.logger, fixedSecrets: config.fixedSecrets, listeners, abandonAfterMs: config.abandonAfterMs, lookup: config.secrets.lookup }, options);
+      return startWorker({ inbox, kind, settings, report }, options);
     },
     close: () => producer?.close() ?? Promise.resolve(),
   };

@@ -102,7 +102,7 @@ describe('one server hosting several bots, one path per bot', () => {
     bot.forgetSecret(svc.botId);
 
     // svc signs with the secret it holds for this bot.
-    const update = botUpdate('messageCreate', { message: { content: 'hello' } });
+    const update = botUpdate('messageCreate', { message: { content: 'hello' } }, { botUserId: svc.botId });
     const signed = signBotUpdate(update, { secret: svc.botWebhook()!.secret });
     const res = await fetch(`${base}/webhooks/bots/${svc.botId}`, { method: 'POST', headers: signed.headers, body: signed.body });
     expect(res.status).toBe(200);

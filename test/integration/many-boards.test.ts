@@ -7,7 +7,7 @@ import { createNodeHandler, svcBoardWebhook, svcBotWebhook, type BoardWebhookOpt
 import * as secretKeysModule from '../../src/verify/secret-keys';
 import { deferred, expressVersions, memoryLogger, silentLogger } from '../support/apps';
 import { post } from '../support/post';
-import { fixture, signBoard, signBot } from '../support/sign';
+import { fixture, signBoard, signBot, onBoard } from '../support/sign';
 
 const PATH = '/webhooks/board';
 const A = randomUUID();
@@ -16,9 +16,7 @@ const SECRET_A = 'secret-of-board-a-0123456789abcdef';
 const SECRET_B = 'secret-of-board-b-0123456789abcdef';
 
 function eventFor(boardId: string, type = 'task.created') {
-  const event = fixture('board', type);
-  event.board = { ...event.board, id: boardId };
-  return event;
+  return onBoard(fixture('board', type), boardId);
 }
 
 /** A resolver over a table that a test can change while the receiver runs; it counts its calls. */
@@ -52,6 +50,25 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
       { board: A, id: a.id },
       { board: B, id: b.id },
     ]);
+  });
+
+  it("gives handlers the verified board as ctx.boardId, and refuses an event of board A about board B's task (401 board_reference_mismatch)", async () => {
+    const t = table({ [A]: SECRET_A, [B]: SECRET_B });
+    const verified: string[] = [];
+    const board = svcBoardWebhook({ secret: t.resolver, logger: silentLogger, schemaPolicy: 'warn' }).onAny((_e, ctx) => void verified.push(ctx.boardId));
+    const app = expressLib().use(board);
+    await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A })).expect(200);
+    // Board A's admin holds A's secret and signs events naming B's task, key or workspace.
+    const aboutB = [
+      (e: any) => ({ ...e, task: { ...e.task, board_id: B } }),
+      (e: any) => ({ ...e, task: { ...e.task, key: 'OPS-7' } }),
+      (e: any) => ({ ...e, task: { ...e.task, workspace_id: randomUUID() } }),
+    ];
+    for (const forge of aboutB) {
+      const res = await post(app, PATH, signBoard(forge(eventFor(A)), { secret: SECRET_A }));
+      expect([res.status, res.body.code]).toEqual([401, 'board_reference_mismatch']);
+    }
+    expect(verified).toEqual([A]);
   });
 
   it('when an event claims board A but is signed with board B\'s secret -> 401 signature_mismatch, handler not called', async () => {
@@ -278,18 +295,24 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
   it('hosts several bots, one path per bot, each with its own secret', async () => {
     const BOT_1 = 'bot-one-secret-0123456789abcdef';
     const BOT_2 = 'bot-two-secret-0123456789abcdef';
+    // Bots are named in the path by their user id, the `botUserId` of their updates.
+    const ONE = '11111111-1111-4111-8111-111111111111';
+    const TWO = '22222222-2222-4222-8222-222222222222';
     const seen: string[] = [];
-    const bot = svcBotWebhook({ secret: ({ botId }) => ({ one: BOT_1, two: BOT_2 })[botId], path: '/webhooks/bots/:botId', logger: silentLogger }).onAny(
+    const bot = svcBotWebhook({ secret: ({ botId }) => ({ [ONE]: BOT_1, [TWO]: BOT_2 })[botId], path: '/webhooks/bots/:botId', logger: silentLogger }).onAny(
       (_d, ctx) => void seen.push(ctx.req!.url!),
     );
     const app = expressLib().use(bot);
-    await post(app, '/webhooks/bots/one', signBot(fixture('bot', 'messageCreate'), { secret: BOT_1 })).expect(200);
-    await post(app, '/webhooks/bots/two', signBot(fixture('bot', 'messageCreate'), { secret: BOT_2 })).expect(200);
-    const crossed = await post(app, '/webhooks/bots/one', signBot(fixture('bot', 'messageCreate'), { secret: BOT_2 }));
+    await post(app, `/webhooks/bots/${ONE}`, signBot(fixture('bot', 'messageCreate', { botUserId: ONE }), { secret: BOT_1 })).expect(200);
+    await post(app, `/webhooks/bots/${TWO}`, signBot(fixture('bot', 'messageCreate', { botUserId: TWO }), { secret: BOT_2 })).expect(200);
+    const crossed = await post(app, `/webhooks/bots/${ONE}`, signBot(fixture('bot', 'messageCreate', { botUserId: ONE }), { secret: BOT_2 }));
     expect([crossed.status, crossed.body.code]).toEqual([401, 'signature_mismatch']);
     const unknown = await post(app, '/webhooks/bots/three', signBot(fixture('bot', 'messageCreate'), { secret: BOT_1 }));
     expect([unknown.status, unknown.body.code]).toEqual([401, 'unknown_bot']);
-    expect(seen).toEqual(['/webhooks/bots/one', '/webhooks/bots/two']);
+    // Bot one's secret signs an update for bot two: the path's bot verified it, so it is refused.
+    const otherBot = await post(app, `/webhooks/bots/${ONE}`, signBot(fixture('bot', 'messageCreate', { botUserId: TWO }), { secret: BOT_1 }));
+    expect([otherBot.status, otherBot.body.code]).toEqual([401, 'bot_id_mismatch']);
+    expect(seen).toEqual([`/webhooks/bots/${ONE}`, `/webhooks/bots/${TWO}`]);
   });
 
   it('inside Express, another method on the webhook path still passes on to the next route', async () => {

@@ -216,10 +216,11 @@ describe('createWebHandler', () => {
 
     it('a bot’s secret by the bot id in the path; the handlers’ logger still runs', async () => {
       const botSecret = 'secret-of-bot-one-0123456789';
+      const BOT_ID = '11111111-1111-4111-8111-111111111111';
       const handler = jest.fn((_data: unknown, ctx: { log: { info: (m: string) => void } }) => ctx.log.info('seen'));
-      const bot = svcBotWebhook({ secret: ({ botId }) => (botId === 'bot-1' ? botSecret : undefined), logger: silentLogger, path: '/webhooks/bots/:botId' }).on('taskCreate', handler);
-      const signed = signBotUpdate(botUpdate('taskCreate'), { secret: botSecret });
-      const res = await createWebHandler(bot)(new Request('http://127.0.0.1/webhooks/bots/bot-1', { method: 'POST', headers: signed.headers, body: signed.body }));
+      const bot = svcBotWebhook({ secret: ({ botId }) => (botId === BOT_ID ? botSecret : undefined), logger: silentLogger, path: '/webhooks/bots/:botId' }).on('taskCreate', handler);
+      const signed = signBotUpdate(botUpdate('taskCreate', undefined, { botUserId: BOT_ID }), { secret: botSecret });
+      const res = await createWebHandler(bot)(new Request(`http://127.0.0.1/webhooks/bots/${BOT_ID}`, { method: 'POST', headers: signed.headers, body: signed.body }));
       expect(res.status).toBe(200);
       expect(handler).toHaveBeenCalledTimes(1);
     });

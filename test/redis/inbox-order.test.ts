@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { redisStore, svcBoardWebhook, type InboxWorker } from '../../src';
 import { silentLogger } from '../support/apps';
 import { deliver, eventually, redisSuite, serve } from '../support/inbox';
-import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
+import { BOARD_SECRET, fixture, signBoard, onBoard } from '../support/sign';
 
 const suite = redisSuite();
 const cleanups = suite.cleanups;
@@ -48,7 +48,7 @@ async function orderedInbox(inbox: Record<string, unknown>, workers: number, han
 
 function boardEvent(boardId: string, sequence: number, type = 'task.updated') {
   const base = fixture('board', type);
-  return { ...base, sequence, board: { ...(base.board as object), id: boardId } };
+  return onBoard({ ...base, sequence }, boardId);
 }
 
 function shuffle<T>(items: T[], seed: number): T[] {
@@ -112,7 +112,7 @@ describe('inbox board order', () => {
   it('orders only the kinds named: other kinds and ping are handed over at once, and ordered events do not wait for their sequence numbers', async () => {
     const { url, seen } = await orderedInbox({ ordered: ['task.updated'], gapWaitMs: 30_000 }, 1);
     const b = randomUUID();
-    const ping = { ...fixture('board', 'ping'), board: { ...(fixture('board', 'ping').board as object), id: b } };
+    const ping = onBoard(fixture('board', 'ping'), b);
     await deliver(url, signBoard(boardEvent(b, 3)));
     await deliver(url, signBoard(boardEvent(b, 2, 'task.comment.created')));
     await deliver(url, signBoard(ping));
@@ -197,15 +197,18 @@ describe('inbox board order', () => {
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
     const order: string[] = [];
     let failures = 2;
+    // Board ids are UUIDs (a task's board_id must be one); the order is recorded by these names.
+    const names: Record<string, string> = { [randomUUID()]: 'A', [randomUUID()]: 'B' };
+    const [A, B] = Object.keys(names) as [string, string];
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 200, ordered: true, gapWaitMs: 30_000 } }).onAny((event: any) => {
-      if (event.board.id === 'A' && event.sequence === 1 && failures-- > 0) throw new Error('transient');
-      order.push(`${event.board.id}${event.sequence}`);
+      if (event.board.id === A && event.sequence === 1 && failures-- > 0) throw new Error('transient');
+      order.push(`${names[event.board.id]}${event.sequence}`);
     });
     const server = await serve(board);
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
     const url = `${server.url}/webhooks/board`;
-    for (const [b, n] of [['A', 1], ['A', 2], ['B', 1], ['B', 2]] as const) await deliver(url, signBoard(boardEvent(b, n)));
+    for (const [b, n] of [[A, 1], [A, 2], [B, 1], [B, 2]] as const) await deliver(url, signBoard(boardEvent(b, n)));
     await eventually(() => order.length === 4, 10_000, 'all four events');
     expect(order.filter((o) => o.startsWith('A'))).toEqual(['A1', 'A2']);
     expect(order.indexOf('B2')).toBeLessThan(order.indexOf('A1'));

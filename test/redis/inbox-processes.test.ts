@@ -7,7 +7,7 @@ import { runCli } from '../cli/run-cli';
 import { memoryLogger } from '../support/apps';
 import { deliver, deliverUntilAccepted, eventually } from '../support/inbox';
 import { RedisServer } from '../support/redis-server';
-import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
+import { BOARD_SECRET, fixture, signBoard, onBoard } from '../support/sign';
 
 const ROOT = join(__dirname, '..', '..');
 const CHILD = join(__dirname, 'children', 'inbox-node.ts');
@@ -137,7 +137,7 @@ describe('two receivers and three workers in separate processes, sharing one Red
   it("keep board order through the kill: each board's events complete in sequence order, one at a time", async () => {
     const boards = Array.from({ length: 5 }, () => randomUUID());
     const events = boards
-      .flatMap((b) => Array.from({ length: 6 }, (_, i) => ({ ...fixture('board', 'task.updated'), sequence: i + 1, board: { id: b, key: 'K', name: 'n' } })))
+      .flatMap((b) => Array.from({ length: 6 }, (_, i) => onBoard({ ...fixture('board', 'task.updated'), sequence: i + 1 }, b)))
       // A fixed shuffle: 7 and 30 are coprime, so this visits every event once.
       .map((_, i, all) => all[(i * 7) % all.length]!);
     const { all, victim, killedAt } = await killOneWorkerMidJob(events, true);

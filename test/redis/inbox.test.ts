@@ -378,11 +378,12 @@ describe('inbox mode', () => {
   });
 
   it("with a secret resolver, a worker in another webhook instance drops the verifying bot's secret from the handlers' logger and from its own lines", async () => {
+    const ONE = '11111111-1111-4111-8111-111111111111';
     const BOT_ONE = 'bot-one-secret-for-inbox-0123456789';
     const prefix = `r${randomUUID().slice(0, 8)}`;
     const log = memoryLogger();
     const options = () => ({
-      secret: ({ botId }: { botId: string }) => ({ one: BOT_ONE })[botId],
+      secret: ({ botId }: { botId: string }) => ({ [ONE]: BOT_ONE })[botId],
       path: '/webhooks/bots/:botId',
       logger: log.logger,
       inbox: { connection: suite.redis.url, prefix },
@@ -400,8 +401,8 @@ describe('inbox mode', () => {
     const server = await serve(receiving);
     const worker = working.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => receiving.close(), () => server.close(), () => worker.close());
-    const update = fixture('bot', 'messageCreate');
-    expect((await deliver(`${server.url}/webhooks/bots/one`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);
+    const update = fixture('bot', 'messageCreate', { botUserId: ONE });
+    expect((await deliver(`${server.url}/webhooks/bots/${ONE}`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);
     await eventually(() => seen.length === 2, 10_000, 'the handler, twice');
     expect(log.lines.some((l) => l.msg === 'careless')).toBe(true);
     expect(log.lines.some((l) => l.msg === 'delivery attempt failed; it will be retried')).toBe(true);

@@ -18,7 +18,7 @@ import type { WebhookLogger } from '../../src/internal/logger';
 import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
 import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
 import { runCli, tempFiles } from '../cli/run-cli';
-import { fixture, signBoard, signBot, type SignedRequest } from '../support/sign';
+import { fixture, signBoard, signBot, type SignedRequest, onBoard } from '../support/sign';
 
 const ROOT = join(__dirname, '..', '..');
 // Shapes that have tripped redaction before: +, /, = and dots, an svc prefix, plain hex.
@@ -168,20 +168,18 @@ describe('no secret, token or signature in any output', () => {
       });
     const { server, base } = await listen(createNodeHandler(board));
     try {
-      const forA = fixture('board', 'task.created');
-      forA.board.id = A;
+      const forA = onBoard(fixture('board', 'task.created'), A);
       const answers = [
         await post(base, board.path, signedBoard(forA)),
         await post(base, board.path, signedBoard({ ...forA, id: randomUUID() }, OTHER_BOARD_SECRET)),
-        await post(base, board.path, signedBoard({ ...forA, id: randomUUID(), board: { ...forA.board, id: randomUUID() } })),
-        await post(base, board.path, signedBoard({ ...fixture('board', 'task.updated'), board: { ...forA.board } })),
+        await post(base, board.path, signedBoard({ ...onBoard(forA, randomUUID()), id: randomUUID() })),
+        await post(base, board.path, signedBoard(onBoard(fixture('board', 'task.updated'), A))),
       ];
       failing = true;
-      const forB = fixture('board', 'task.created');
-      forB.board.id = B;
+      const forB = onBoard(fixture('board', 'task.created'), B);
       answers.push(await post(base, board.path, signedBoard(forB, OTHER_BOARD_SECRET)));
       failing = false;
-      answers.push(await post(base, board.path, signedBoard({ ...fixture('board', 'task.archived'), board: { ...forA.board } })));
+      answers.push(await post(base, board.path, signedBoard(onBoard(fixture('board', 'task.archived'), A))));
       expectClean('responses', answers.join('\n'));
       expect(log.text()).toContain('secret_unavailable');
       expect(log.text()).toContain('handler_failed');

@@ -21,7 +21,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
 
   it('renews the lease at once and then every third of it, so it never lapses under a running handler', async () => {
     const { store, renewedAt } = recordingStore();
-    const hold = holdClaim(store, 'id', 't', 300, 60_000, silentLogger, () => undefined);
+    const hold = holdClaim({ store, id: 'id', token: 't', logger: silentLogger }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
     await jest.advanceTimersByTimeAsync(1000);
     // Renewed at 0, 100, ..., 1000: each renewal lands well before the previous lease (300 ms) ends.
     expect(renewedAt).toEqual([300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1300]);
@@ -30,7 +30,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
 
   it('stops renewing when stopped: the timer does not outlive the handlers', async () => {
     const { store, renewedAt } = recordingStore();
-    const hold = holdClaim(store, 'id', 't', 300, 60_000, silentLogger, () => undefined);
+    const hold = holdClaim({ store, id: 'id', token: 't', logger: silentLogger }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
     await jest.advanceTimersByTimeAsync(150);
     hold.stop();
     const count = renewedAt.length;
@@ -42,7 +42,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
   it('abandons the run at abandonAfterMs: renewal stops, the claim is released, onAbandon told once', async () => {
     const { store, renewedAt, releasedAt } = recordingStore();
     const onAbandon = jest.fn();
-    holdClaim(store, 'id', 't', 300, 1000, silentLogger, onAbandon);
+    holdClaim({ store, id: 'id', token: 't', logger: silentLogger }, { leaseMs: 300, abandonAfterMs: 1000, onAbandon });
     await jest.advanceTimersByTimeAsync(999);
     expect(onAbandon).not.toHaveBeenCalled();
     expect(releasedAt).toEqual([]);
@@ -58,7 +58,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
   it('a store without extend keeps its first lease, and the run is still abandoned in time', async () => {
     const { store, releasedAt } = recordingStore(false);
     const onAbandon = jest.fn();
-    holdClaim(store, 'id', 't', 300, 500, silentLogger, onAbandon);
+    holdClaim({ store, id: 'id', token: 't', logger: silentLogger }, { leaseMs: 300, abandonAfterMs: 500, onAbandon });
     await jest.advanceTimersByTimeAsync(500);
     expect(onAbandon).toHaveBeenCalledTimes(1);
     expect(releasedAt).toEqual([500]);
@@ -76,7 +76,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
         if (calls === 1) throw new Error('store blinked');
       },
     };
-    const hold = holdClaim(store, 'id', 't', 300, 60_000, { warn } as never, () => undefined);
+    const hold = holdClaim({ store, id: 'id', token: 't', logger: { warn } as never }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
     await jest.advanceTimersByTimeAsync(100);
     expect(calls).toBe(2);
     expect(warn).toHaveBeenCalledTimes(1);
@@ -87,7 +87,7 @@ describe('holding the claim of handlers that outlived their deadline', () => {
   it('a store without extend is never asked to renew: nothing fails, nothing is logged', async () => {
     const { store } = recordingStore(false);
     const warn = jest.fn();
-    const hold = holdClaim(store, 'id', 't', 300, 60_000, { warn, error: jest.fn() } as never, () => undefined);
+    const hold = holdClaim({ store, id: 'id', token: 't', logger: { warn, error: jest.fn() } as never }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
     await jest.advanceTimersByTimeAsync(1000);
     expect(warn).not.toHaveBeenCalled();
     hold.stop();
@@ -100,7 +100,7 @@ describe('the timers that hold a claim', () => {
   it('never keep the process alive: a receiver can exit while a hung handler holds its claim', () => {
     const { store } = recordingStore();
     const before = refTimers();
-    const hold = holdClaim(store, 'id', 't', 300, 60_000, silentLogger, () => undefined);
+    const hold = holdClaim({ store, id: 'id', token: 't', logger: silentLogger }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
     expect(refTimers()).toBe(before);
     hold.stop();
   });

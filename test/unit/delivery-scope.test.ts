@@ -14,7 +14,7 @@ function capture() {
 }
 
 function scope(logger = pino({ level: 'silent' }), source: unknown = undefined, access: RequestAccess<never> | undefined = undefined) {
-  return new DeliveryScope('d-1', 'task.created', source, access, 1234, logger);
+  return new DeliveryScope({ deliveryId: 'd-1', kind: 'task.created', source, access, receivedAt: 1234, logger });
 }
 
 function storeWith(transaction?: DeliveryStore['transaction']): DeliveryStore {
@@ -25,7 +25,7 @@ describe("a handler's delivery context", () => {
   it('names its delivery, arrival and attempt (1 unless given), and an inbox gap when given', () => {
     const ctx = scope();
     expect([ctx.deliveryId, ctx.receivedAt, ctx.attempt, ctx.gap]).toEqual(['d-1', 1234, 1, undefined]);
-    const retried = new DeliveryScope('d-1', 'k', undefined, undefined, 1, pino({ level: 'silent' }), 3, { from: 4, to: 5 });
+    const retried = new DeliveryScope({ deliveryId: 'd-1', kind: 'k', receivedAt: 1, logger: pino({ level: 'silent' }), attempt: 3, gap: { from: 4, to: 5 } });
     expect([retried.attempt, retried.gap]).toEqual([3, { from: 4, to: 5 }]);
   });
 

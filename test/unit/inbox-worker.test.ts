@@ -5,7 +5,7 @@ import { inboxConnection } from '../../src/inbox/redis-connection';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { DEFAULT_RETENTION_MS } from '../../src/dedup/delivery-store';
 import { BOARD_PLACE_KEPT_MS } from '../../src/inbox/board-order';
-import { BOARD_SECRET, BOT_SECRET, fixture } from '../support/sign';
+import { BOARD_SECRET, BOT_SECRET, fixture, onBoard } from '../support/sign';
 
 /**
  * The inbox worker's own logic, in process: BullMQ is replaced by fakes that keep the processor,
@@ -155,6 +155,12 @@ function boardJobData(overrides: Partial<InboxJob> = {}, event: Record<string, u
     ordered: true,
     ...overrides,
   };
+}
+
+/** The job of an event verified with the secrets of `boardId` (a resolver's board): its body names that board. */
+function verifiedJobData(boardId: string): InboxJob {
+  const { board: _b, sequence: _s, ordered: _o, ...rest } = boardJobData({ verifiedBy: boardId }, onBoard(fixture('board', 'task.created', { sequence: 7 }), boardId));
+  return rest;
 }
 
 /** An event outside board order: no board, no sequence. */
@@ -366,6 +372,33 @@ describe('inbox worker', () => {
         expect(err).not.toBe(thrown);
         expect(err).toMatchObject({ name: 'TypeError', code: 'E_UPSTREAM' });
         expect(err).not.toHaveProperty('secretField');
+      });
+
+      it('fails the job with a copy scrubbed of the secrets: BullMQ keeps its message and stack as the dead letter\'s reason', async () => {
+        const token = `svc_bot_3f2504e0-4f89-41d3-9a0c-0305e82c3301_${'Q'.repeat(43)}`;
+        const { process } = boardWorker({
+          handler: () => {
+            throw new Error(`vault said ${BOARD_SECRET}; token ${token}; signature v1=${'ab'.repeat(32)}`);
+          },
+        });
+        const err = await failure(process(fakeJob(plainJobData())));
+        for (const text of [err.message, err.stack]) {
+          expect(text).not.toContain(BOARD_SECRET);
+          expect(text).not.toContain('Q'.repeat(20));
+          expect(text).not.toContain('ab'.repeat(32));
+        }
+        expect(err.message).toContain('vault said [Redacted]');
+      });
+
+      it('scrubs the copy of the secrets of the board that verified it too (a resolver\'s)', async () => {
+        const boardSecret = 'the-resolved-board-secret-0123456789';
+        jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
+        svcBoardWebhook({ secret: () => boardSecret, logger: memoryLog().logger, inbox: { connection: URL } }).onAny(() => {
+          throw new Error(`failed with ${boardSecret}`);
+        }).work();
+        const worker = bull.Worker.made.at(-1);
+        const err = await failure(worker.processor(fakeJob(verifiedJobData('B7')), 'tok') as Promise<void>);
+        expect(`${err.message}\n${err.stack}`).not.toContain(boardSecret);
       });
 
       it('fails the job with an Error also when the handler threw something else', async () => {
@@ -645,7 +678,7 @@ describe('inbox worker', () => {
     it('asks the resolver for the secrets of the board that verified the job, and drops them from the handlers’ log', async () => {
       const resolver = jest.fn(() => Promise.resolve(RESOLVED));
       const { log, process } = resolvingWorker(resolver);
-      await process(fakeJob(plainJobData({ verifiedBy: 'B7' })));
+      await process(fakeJob(verifiedJobData('B7')));
       expect(resolver).toHaveBeenCalledWith({ boardId: 'B7' });
       expect(log.text()).not.toContain(RESOLVED);
       expect(log.lines.find((l) => l.leak !== undefined)?.leak).toContain('[Redacted]');
@@ -654,8 +687,8 @@ describe('inbox worker', () => {
     it('drops them too when they are known already', async () => {
       const resolver = jest.fn(() => RESOLVED);
       const { log, process } = resolvingWorker(resolver);
-      await process(fakeJob(plainJobData({ verifiedBy: 'B7' })));
-      await process(fakeJob(plainJobData({ verifiedBy: 'B7' })));
+      await process(fakeJob(verifiedJobData('B7')));
+      await process(fakeJob(verifiedJobData('B7')));
       expect(resolver).toHaveBeenCalledTimes(1);
       expect(log.lines.filter((l) => l.leak !== undefined)).toHaveLength(2);
       expect(log.text()).not.toContain(RESOLVED);
@@ -664,10 +697,10 @@ describe('inbox worker', () => {
     it('still runs the handlers when the resolver fails or does not know the board', async () => {
       const resolver = jest.fn((claim: { boardId: string }) => (claim.boardId === 'B-fail' ? Promise.reject(new Error('vault down')) : undefined));
       const { log, process } = resolvingWorker(resolver);
-      await process(fakeJob(plainJobData({ verifiedBy: 'B-fail' })));
-      await process(fakeJob(plainJobData({ verifiedBy: 'B-unknown' })));
+      await process(fakeJob(verifiedJobData('B-fail')));
+      await process(fakeJob(verifiedJobData('B-unknown')));
       // Now known as unknown: the lookup fails at once.
-      await process(fakeJob(plainJobData({ verifiedBy: 'B-unknown' })));
+      await process(fakeJob(verifiedJobData('B-unknown')));
       expect(log.lines.filter((l) => l.leak !== undefined)).toHaveLength(3);
       expect(log.lines.filter((l) => l.queue === 'processed')).toHaveLength(3);
     });
@@ -682,7 +715,7 @@ describe('inbox worker', () => {
 
     it('runs a job that names a verifying board on a webhook with one fixed secret, its handlers’ log as usual', async () => {
       const { process, log } = boardWorker({ handler: (_e, ctx) => ctx.log.info({ leak: 'none' }, 'handler') });
-      await process(fakeJob(plainJobData({ verifiedBy: 'B7' })));
+      await process(fakeJob(verifiedJobData('B7')));
       expect(log.lines.filter((l) => l.leak === 'none')).toHaveLength(1);
       expect(log.lines.filter((l) => l.queue === 'processed')).toHaveLength(1);
     });

@@ -65,6 +65,35 @@ describe('an option table', () => {
   });
 });
 
+describe('a numeric option', () => {
+  const option = (value: unknown) => numberOption({ doc: 'd', unit: 'ms', default: 50, min: 1, max: 100, integer: false }).read(value, 'timeoutMs');
+
+  it('is the default when absent', () => {
+    expect(option(undefined)).toBe(50);
+  });
+
+  it('is the value from the least to the greatest allowed, both included', () => {
+    for (const value of [1, 1.5, 99.9, 100]) expect(option(value)).toBe(value);
+  });
+
+  it.each([0, 0.999, 100.001, -1, Number.NaN, Number.POSITIVE_INFINITY, '10', null])('is refused with a RangeError at setup: %p', (value) => {
+    expect(() => option(value)).toThrow(RangeError);
+  });
+
+  it('with an exclusive least value, refuses that value and takes any more', () => {
+    const positive = numberOption({ doc: 'd', unit: 'ms', default: 5, min: 0, minExclusive: true, integer: false });
+    expect(() => positive.read(0, 'x')).toThrow(RangeError);
+    expect(positive.read(0.001, 'x')).toBe(0.001);
+    expect(positive.bounds).toBe('more than 0');
+  });
+
+  it('with no default and none given, is undefined; its documentation says what it takes', () => {
+    const optional = numberOption({ doc: 'd', unit: 'seconds', default: undefined, min: 1, max: 9 });
+    expect(optional.read(undefined, 'x')).toBeUndefined();
+    expect([optional.type, optional.defaultText, optional.bounds]).toEqual(['number (seconds)', undefined, '1 to 9']);
+  });
+});
+
 describe('kindOf, the part of an error that says what was given', () => {
   it('never quotes a string, which may be a secret in the wrong place', () => {
     expect(kindOf('hunter2-but-longer-than-16')).toBe('a string of 26 characters');

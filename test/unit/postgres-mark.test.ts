@@ -8,7 +8,7 @@ import { fakePool } from '../support/fake-pg';
 
 /** `deliveryDoneSql(ctx)`: the done mark for a handler's own transaction. */
 function contextOf(store: DeliveryStore, deliveryId = 'd1') {
-  const scope = new DeliveryScope(deliveryId, 'task.created', undefined, undefined, 0, pino({ level: 'silent' }));
+  const scope = new DeliveryScope({ deliveryId, kind: 'task.created', receivedAt: 0, logger: pino({ level: 'silent' }) });
   DeliveryScope.bindClaim(scope, { store, token: 'tok', handlers: 1 });
   return scope;
 }

@@ -2,12 +2,9 @@ import pino from 'pino';
 import { SvcWebhookError } from '../../src/errors';
 import type { ErrorContext } from '../../src/route/handler-types';
 import { settings } from '../../src/webhooks/options';
-import { boardProtocol } from '../../src/receive/board-protocol';
 import { storeRefusal } from '../../src/dedup/store-refusal';
-import { Receiver } from '../../src/receive/receiver';
-import { HandlerRegistry } from '../../src/route/handler-registry';
 import { boardEvent } from '../../src/testing/example-events';
-import { accessOf, codeOf, commitRetriedBeforeClose, deferred, NOW, requestOf, secret, settle, setup } from './receiver-harness';
+import { boardReceiver, accessOf, codeOf, commitRetriedBeforeClose, deferred, NOW, requestOf, secret, settle, setup } from './receiver-harness';
 
 afterEach(() => {
   jest.useRealTimers();
@@ -158,8 +155,7 @@ describe('the receiver', () => {
         throw new Error('logger broke');
       };
       const config = settings({ secret, logger: throwing, now: () => NOW }, 'board');
-      const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType: new HandlerRegistry(), any: [] });
-      const receiver = new Receiver(protocol, { ...config, lineLogger: throwing }, []);
+      const receiver = boardReceiver({ ...config, lineLogger: throwing });
       expect(await receiver.receive(requestOf(), accessOf())).toEqual({ status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' });
       await receiver.close();
     });
@@ -202,8 +198,7 @@ describe('the receiver', () => {
         const logger = pino({ level: 'info' }, { write: (s: string) => void chunks.push(s) });
         const config = settings({ secret, logger, now: () => NOW }, 'board');
         const broken = { ...config, logger: Object.assign(Object.create(config.logger) as pino.Logger, { error: () => { throw new Error('logger broke'); } }) };
-        const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType: new HandlerRegistry(), any: [] });
-        const failing = new Receiver(protocol, broken, [], [() => { throw new Error('listener broke'); }]);
+        const failing = boardReceiver(broken, { listeners: [() => { throw new Error('listener broke'); }] });
         expect((await failing.receive(requestOf(), accessOf())).status).toBe(200);
         await settle();
         expect(unhandled).not.toHaveBeenCalled();

@@ -6,7 +6,12 @@ import { memoryStore } from '../../src/dedup/memory-store';
 import type { BoardWebhookOptions } from '../../src/webhooks/options';
 import type { DeliveryRecord, ErrorHandler } from '../../src/route/handler-types';
 import { settings } from '../../src/webhooks/options';
-import { boardProtocol, type BoardDelivery } from '../../src/receive/board-protocol';
+import type { BoardDelivery } from '../../src/internal/delivery';
+import { DeliveryReport } from '../../src/observe/delivery-report';
+import type { Settings } from '../../src/receive/settings';
+import { boardRoute } from '../../src/route/board-route';
+import { boardDelivery } from '../../src/validate/board-delivery';
+import { boardVerifier } from '../../src/verify/board-verifier';
 import { Receiver, type Outcome } from '../../src/receive/receiver';
 import type { Handoff } from '../../src/inbox/accepted-delivery';
 import type { RequestAccess } from '../../src/internal/request-access';
@@ -65,6 +70,19 @@ export function recordingStore() {
   } satisfies DeliveryStore;
 }
 
+/** The board webhook's receiver over `config`, as svcBoardWebhook assembles it. */
+export function boardReceiver(config: Settings, parts: Omit<Setup, 'options'> & { byType?: HandlerRegistry<BoardHandler<never>>; any?: BoardHandler<never>[] } = {}) {
+  const kind = {
+    webhook: 'board' as const,
+    schema: 'board' as const,
+    verifier: boardVerifier({ secrets: config.secrets, pattern: config.pattern, toleranceSeconds: config.toleranceSeconds }),
+    check: boardDelivery,
+    route: boardRoute({ byType: parts.byType ?? new HandlerRegistry(), any: parts.any ?? [] }),
+  };
+  const report = new DeliveryReport({ webhook: 'board', logger: config.logger, lineLogger: config.lineLogger, listeners: parts.listeners ?? [], errorHandlers: parts.errorHandlers ?? [], now: config.now });
+  return new Receiver({ kind, settings: config, report, handoff: parts.handoff });
+}
+
 export interface Setup {
   options?: Partial<BoardWebhookOptions>;
   handoff?: Handoff<BoardDelivery>;
@@ -79,8 +97,7 @@ export function setup({ options = {}, handoff, listeners = [], errorHandlers = [
   const config = settings({ secret, logger, now: () => NOW, store, ...options }, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const any: BoardHandler<never>[] = [];
-  const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType, any });
-  const receiver = new Receiver(protocol, config, errorHandlers, listeners, handoff);
+  const receiver = boardReceiver(config, { handoff, listeners, errorHandlers, byType, any });
   const access = accessOf();
   return {
     receiver,

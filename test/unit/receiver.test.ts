@@ -2,11 +2,8 @@ import pino from 'pino';
 import { SvcWebhookError } from '../../src/errors';
 import type { DeliveryRecord } from '../../src/route/handler-types';
 import { settings } from '../../src/webhooks/options';
-import { boardProtocol } from '../../src/receive/board-protocol';
-import { Receiver } from '../../src/receive/receiver';
-import { HandlerRegistry } from '../../src/route/handler-registry';
 import { boardEvent } from '../../src/testing/example-events';
-import { NOW, accessOf, codeOf, deferred, requestOf, secret, settle, setup } from './receiver-harness';
+import { boardReceiver, NOW, accessOf, codeOf, deferred, requestOf, secret, settle, setup } from './receiver-harness';
 
 afterEach(() => {
   jest.useRealTimers();
@@ -79,8 +76,7 @@ describe('the receiver', () => {
     it('made without listeners tells none, and logs no failure', async () => {
       const chunks: string[] = [];
       const config = settings({ secret, logger: pino({ level: 'info' }, { write: (c: string) => void chunks.push(c) }), now: () => NOW }, 'board');
-      const protocol = boardProtocol(config.secrets, config.pattern, config.toleranceSeconds, { byType: new HandlerRegistry(), any: [] });
-      const receiver = new Receiver(protocol, config, []);
+      const receiver = boardReceiver(config);
       expect((await receiver.receive(requestOf(), accessOf())).status).toBe(200);
       await settle();
       expect(chunks.map((c) => JSON.parse(c).level)).toEqual([30]);

@@ -51,18 +51,18 @@ describe('claiming a delivery in the store', () => {
 describe('releasing the claim of a failed delivery', () => {
   it('logs, and does not throw, when the store cannot release it', async () => {
     const { logger, lines } = errorLog();
-    const release = releaseClaim(
-      store({
+    const release = releaseClaim({
+      store: store({
         release: () => {
           throw failure;
         },
       }),
-      'a',
-      't',
+      id: 'a',
+      token: 't',
       logger,
-    );
+    });
     expect(release).toBeUndefined();
-    await releaseClaim(store({ release: () => Promise.reject(failure) }), 'b', 't', logger);
+    await releaseClaim({ store: store({ release: () => Promise.reject(failure) }), id: 'b', token: 't', logger });
     expect(lines.map((l) => l.fields.deliveryId)).toEqual(['a', 'b']);
     expect(lines[0]!.fields.err).toMatchObject({ message: 'connection refused' });
     expect(lines[1]!.fields.err).toMatchObject({ message: 'connection refused' });
@@ -70,8 +70,8 @@ describe('releasing the claim of a failed delivery', () => {
 
   it('logs nothing when the store released it', async () => {
     const { logger, lines } = errorLog();
-    releaseClaim(store({}), 'a', 't', logger);
-    await releaseClaim(store({ release: async () => undefined }), 'b', 't', logger);
+    releaseClaim({ store: store({}), id: 'a', token: 't', logger });
+    await releaseClaim({ store: store({ release: async () => undefined }), id: 'b', token: 't', logger });
     expect(lines).toEqual([]);
   });
 });
@@ -96,7 +96,7 @@ describe('committing a handled delivery', () => {
 
   it('is done at once when the first commit succeeded', async () => {
     const { logger, lines } = errorLog();
-    await expect(commitWithRetry(store({}), 'a', 't', performance.now() + 1000, logger, undefined)).resolves.toBe(true);
+    await expect(commitWithRetry({ store: store({}), id: 'a', token: 't', logger }, performance.now() + 1000, undefined)).resolves.toBe(true);
     expect(lines).toEqual([]);
   });
 
@@ -104,7 +104,7 @@ describe('committing a handled delivery', () => {
     const { logger, lines } = errorLog();
     const { store: flaky, triedAt } = flakyStore(7);
     const start = performance.now();
-    const done = commitWithRetry(flaky, 'a', 't', start + 60_000, logger, { error: failure });
+    const done = commitWithRetry({ store: flaky, id: 'a', token: 't', logger }, start + 60_000, { error: failure });
     await jest.advanceTimersByTimeAsync(60_000);
     await expect(done).resolves.toBe(true);
     expect(triedAt.map((t) => t - start)).toEqual([50, 150, 350, 750, 1550, 3150, 5150, 7150]);
@@ -115,7 +115,7 @@ describe('committing a handled delivery', () => {
     const { logger, lines } = errorLog();
     const { store: failing, triedAt } = flakyStore(Number.POSITIVE_INFINITY);
     const start = performance.now();
-    const done = commitWithRetry(failing, 'a', 't', start + 300, logger, { error: failure });
+    const done = commitWithRetry({ store: failing, id: 'a', token: 't', logger }, start + 300, { error: failure });
     await jest.advanceTimersByTimeAsync(1000);
     await expect(done).resolves.toBe(false);
     // 50, 150, then the last wait is cut to what is left of the lease (300).

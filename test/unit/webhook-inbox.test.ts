@@ -3,9 +3,11 @@ import type { InboxSettings } from '../../src/inbox/inbox-options';
 import { InboxProducer } from '../../src/inbox/inbox-producer';
 import { startWorker } from '../../src/receive/inbox-worker';
 import { requireQueuePackages } from '../../src/inbox/redis-connection';
-import type { WebhookJobs } from '../../src/receive/webhook-jobs';
+import type { JobSource } from '../../src/inbox/accepted-delivery';
 import { webhookInbox } from '../../src/webhooks/webhook-inbox';
-import type { Delivery, Protocol } from '../../src/receive/protocol';
+import type { Delivery } from '../../src/internal/delivery';
+import type { DeliveryReport } from '../../src/observe/delivery-report';
+import type { WebhookKind } from '../../src/receive/webhook-kind';
 
 /**
  * What a webhook middleware gets from its inbox option, with the producer, the worker and the
@@ -28,9 +30,10 @@ const logger = { the: 'logger' };
 const lookup = jest.fn();
 const config = (withInbox: boolean) =>
   ({ ...(withInbox ? { inbox } : {}), logger, abandonAfterMs: 12_345, secrets: { lookup } }) as unknown as Settings;
-const protocol = { webhook: 'bot' } as Protocol<unknown, Delivery>;
-const jobs = { jobOf: jest.fn(), signatureOf: jest.fn() } as WebhookJobs<unknown, Delivery>;
-const listeners = [jest.fn()];
+const kind = { webhook: 'bot' } as WebhookKind<unknown, Delivery>;
+const jobs: JobSource<Delivery> = { jobOf: jest.fn() };
+const report = { the: 'report' } as unknown as DeliveryReport;
+const inboxOf = (settings: Settings, given: JobSource<Delivery> | undefined) => webhookInbox({ settings, kind, jobs: given, report });
 
 beforeEach(() => {
   producers.length = 0;
@@ -40,26 +43,26 @@ beforeEach(() => {
 describe('a webhook\'s inbox', () => {
   describe('with the inbox option', () => {
     it('checks at setup that the queue packages are installed', () => {
-      webhookInbox(config(true), protocol, jobs, listeners);
+      inboxOf(config(true), jobs);
       expect(requireQueuePackages).toHaveBeenCalledTimes(1);
     });
 
     it('hands deliveries to a producer for its webhook', () => {
-      const made = webhookInbox(config(true), protocol, jobs, listeners);
+      const made = inboxOf(config(true), jobs);
       expect(InboxProducer).toHaveBeenCalledTimes(1);
       expect(producers[0]!.args).toEqual([inbox, 'bot', jobs]);
       expect(made.handoff).toBe(producers[0]!.handoff);
     });
 
-    it('starts a worker with the inbox, the protocol, the jobs, the logger, the listeners, abandonAfterMs, the secret lookup and the work options', () => {
+    it('starts a worker with the inbox, the webhook kind, the settings, the report and the work options', () => {
       const options = { concurrency: 3 };
-      expect(webhookInbox(config(true), protocol, jobs, listeners).work(options)).toEqual({ the: 'worker' });
+      expect(inboxOf(config(true), jobs).work(options)).toEqual({ the: 'worker' });
       expect(startWorker).toHaveBeenCalledTimes(1);
-      expect(startWorker).toHaveBeenCalledWith({ inbox, protocol, jobs, logger, listeners, abandonAfterMs: 12_345, lookup }, options);
+      expect(startWorker).toHaveBeenCalledWith({ inbox, kind, settings: config(true), report }, options);
     });
 
     it('closes by closing its producer, and waits for it', async () => {
-      const made = webhookInbox(config(true), protocol, jobs, listeners);
+      const made = inboxOf(config(true), jobs);
       let finish!: () => void;
       producers[0]!.close.mockReturnValue(new Promise<void>((resolve) => (finish = resolve)));
       let closed = false;
@@ -76,20 +79,20 @@ describe('a webhook\'s inbox', () => {
 
   describe('without the inbox option', () => {
     it('checks no package, makes no producer and has no hand-off: the handlers run in the request', () => {
-      const made = webhookInbox(config(false), protocol, undefined, listeners);
+      const made = inboxOf(config(false), undefined);
       expect(requireQueuePackages).not.toHaveBeenCalled();
       expect(InboxProducer).not.toHaveBeenCalled();
       expect(made.handoff).toBeUndefined();
     });
 
     it('refuses work() with a TypeError, starting no worker', () => {
-      const made = webhookInbox(config(false), protocol, undefined, listeners);
+      const made = inboxOf(config(false), undefined);
       expect(() => made.work()).toThrow(TypeError);
       expect(startWorker).not.toHaveBeenCalled();
     });
 
     it('closes at once', async () => {
-      await expect(webhookInbox(config(false), protocol, undefined, listeners).close()).resolves.toBeUndefined();
+      await expect(inboxOf(config(false), undefined).close()).resolves.toBeUndefined();
     });
   });
 
@@ -97,7 +100,7 @@ describe('a webhook\'s inbox', () => {
     ['an inbox without jobs', true, undefined],
     ['jobs without an inbox', false, jobs],
   ])('with %s, has no hand-off and refuses work()', async (_what, withInbox, given) => {
-    const made = webhookInbox(config(withInbox), protocol, given, listeners);
+    const made = inboxOf(config(withInbox), given);
     expect(InboxProducer).not.toHaveBeenCalled();
     expect(made.handoff).toBeUndefined();
     expect(() => made.work()).toThrow(TypeError);

@@ -1,8 +1,7 @@
-import type { BoardDelivery } from '../../src/receive/board-protocol';
-import type { BotDelivery } from '../../src/receive/bot-protocol';
-import { boardJobs, botJobs, headersOnly } from '../../src/receive/webhook-jobs';
+import type { BoardDelivery, BotDelivery } from '../../src/internal/delivery';
+import { boardJobs, botJobs } from '../../src/inbox/webhook-jobs';
+import { headersOnly } from '../../src/inbox/inbox-job';
 import type { InboxSettings } from '../../src/inbox/inbox-options';
-import { pathPattern } from '../../src/internal/path-pattern';
 
 const req = { rawHeaders: ['X-Svc-Delivery', 'd1', 'X-Svc-Signature', 'v1=aa'], headers: {} };
 const body = Buffer.from('{"id":"d1","é":1}');
@@ -10,7 +9,10 @@ const body = Buffer.from('{"id":"d1","é":1}');
 function boardDelivery(change: Partial<BoardDelivery> & { board?: unknown } = {}): BoardDelivery {
   const { board, ...rest } = change;
   const event = 'board' in change ? { board } : { board: { id: 'b1' } };
-  return { id: 'd1', kind: 'task.created', payload: {}, event: event as never, timestamp: 1_700_000_000, sequence: 5, verifiedBoard: undefined, ...rest };
+  // The board the delivery is for, as its checks make it: the verifying board, else the event's board id.
+  const named = (event.board as { id?: unknown } | null | undefined)?.id;
+  const boardId = rest.verifiedBy ?? (typeof named === 'string' ? named : '');
+  return { id: 'd1', kind: 'task.created', payload: {}, event: event as never, timestamp: 1_700_000_000, sequence: 5, verifiedBy: undefined, boardId, ...rest };
 }
 
 const settings = (ordered: InboxSettings['ordered']) => ({ ordered }) as InboxSettings;
@@ -29,7 +31,7 @@ describe('the inbox job of a board delivery', () => {
   });
 
   it('names the board whose secret verified it', () => {
-    expect(boardJobs(settings(false)).jobOf({ delivery: boardDelivery({ verifiedBoard: 'b1' }), body, request: req, receivedAt: 42 }).verifiedBy).toBe('b1');
+    expect(boardJobs(settings(false)).jobOf({ delivery: boardDelivery({ verifiedBy: 'b1' }), body, request: req, receivedAt: 42 }).verifiedBy).toBe('b1');
   });
 
   it('places an event in its board\'s sequence when board order is on, ordered or only passing by kind', () => {
@@ -52,20 +54,13 @@ describe('the inbox job of a board delivery', () => {
     expect(['board' in job, 'sequence' in job, 'ordered' in job]).toEqual([false, false, false]);
   });
 
-  it('rebuilds the signature facts from the job: its timestamp, never a MAC', () => {
-    const jobs = boardJobs(settings(false));
-    expect(jobs.signatureOf({ timestamp: 1_700_000_000 } as never)).toEqual({ claimed: Buffer.alloc(0), timestampText: '1700000000', timestamp: 1_700_000_000 });
-    expect(jobs.signatureOf({} as never)).toEqual({ claimed: Buffer.alloc(0), timestampText: '0', timestamp: 0 });
-  });
 });
 
 describe('the inbox job of a bot delivery', () => {
-  const delivery = { id: 'u1', kind: 'messageCreate', payload: {}, update: {} as never, data: {}, verifiedBot: undefined } as BotDelivery;
-  const bots = pathPattern('/hooks/:botId', ['botId']);
+  const delivery = { id: 'u1', kind: 'messageCreate', payload: {}, update: {} as never, data: {}, verifiedBy: undefined, botId: 'bot7' } as BotDelivery;
 
-  it('keeps the delivery, and with a secret resolver the bot its path names', () => {
-    const routed = { ...req, originalUrl: '/hooks/bot7' };
-    expect(botJobs(bots, false).jobOf({ delivery, body, request: routed, receivedAt: 42 })).toEqual({
+  it('keeps the delivery, and with a secret resolver the bot that verified it', () => {
+    expect(botJobs().jobOf({ delivery, body, request: req, receivedAt: 42 })).toEqual({
       webhook: 'bot',
       deliveryId: 'u1',
       kind: 'messageCreate',
@@ -73,9 +68,7 @@ describe('the inbox job of a bot delivery', () => {
       headers: { 'x-svc-delivery': 'd1' },
       receivedAt: 42,
     });
-    expect(botJobs(bots, true).jobOf({ delivery, body, request: routed, receivedAt: 42 }).verifiedBy).toBe('bot7');
-    expect('verifiedBy' in botJobs(bots, true).jobOf({ delivery, body, request: { ...req, originalUrl: '/elsewhere' }, receivedAt: 42 })).toBe(false);
-    expect(botJobs(bots, true).signatureOf({} as never)).toEqual(Buffer.alloc(0));
+    expect(botJobs().jobOf({ delivery: { ...delivery, verifiedBy: 'bot7' }, body, request: req, receivedAt: 42 }).verifiedBy).toBe('bot7');
   });
 });
 

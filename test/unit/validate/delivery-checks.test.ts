@@ -1,5 +1,8 @@
-import { SvcWebhookError } from '../../src/errors';
-import { checkHeaderMatches, isObject, malformed } from '../../src/receive/protocol';
+import { SvcWebhookError } from '../../../src/errors';
+import { checkHeaderMatches, isObject, malformed } from '../../../src/validate/delivery-checks';
+
+const EVENT = { name: 'x-svc-event', shown: 'X-Svc-Event', code: 'event_type_mismatch' } as const;
+const DELIVERY = { name: 'x-svc-delivery', shown: 'X-Svc-Delivery', code: 'delivery_id_mismatch' } as const;
 
 function codeOf(run: () => void): string | undefined {
   try {
@@ -11,7 +14,7 @@ function codeOf(run: () => void): string | undefined {
   return undefined;
 }
 
-describe('what both protocols share', () => {
+describe('what the checks of both webhooks share', () => {
   it('an object is a plain object or class instance, not an array or null', () => {
     expect([{}, { a: 1 }, new Date(0)].map(isObject)).toEqual([true, true, true]);
     expect([[], null, undefined, 'x', 1, () => undefined].map(isObject)).toEqual([false, false, false, false, false, false]);
@@ -24,23 +27,23 @@ describe('what both protocols share', () => {
 
   describe('a header that repeats the signed body', () => {
     it('may be left out', () => {
-      expect(codeOf(() => checkHeaderMatches({ headers: {} }, 'x-svc-event', 'ping', 'event_type_mismatch', 'X-Svc-Event'))).toBeUndefined();
+      expect(codeOf(() => checkHeaderMatches({ headers: {} }, EVENT, 'ping'))).toBeUndefined();
     });
 
     it('must equal the body value when sent', () => {
-      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-event': 'ping' } }, 'x-svc-event', 'ping', 'event_type_mismatch', 'X-Svc-Event'))).toBeUndefined();
-      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-event': 'Ping' } }, 'x-svc-event', 'ping', 'event_type_mismatch', 'X-Svc-Event'))).toBe('event_type_mismatch');
+      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-event': 'ping' } }, EVENT, 'ping'))).toBeUndefined();
+      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-event': 'Ping' } }, EVENT, 'ping'))).toBe('event_type_mismatch');
     });
 
     it('is refused when sent twice, even with the matching value first', () => {
       const headers = { headers: {}, rawHeaders: ['X-Svc-Event', 'ping', 'X-Svc-Event', 'ping'] };
-      expect(codeOf(() => checkHeaderMatches(headers, 'x-svc-event', 'ping', 'event_type_mismatch', 'X-Svc-Event'))).toBe('event_type_mismatch');
+      expect(codeOf(() => checkHeaderMatches(headers, EVENT, 'ping'))).toBe('event_type_mismatch');
     });
 
     it('is compared in the canonical form given for both', () => {
       const lower = (v: string) => v.toLowerCase();
-      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-delivery': 'ABC' } }, 'x-svc-delivery', 'abc', 'delivery_id_mismatch', 'X-Svc-Delivery', lower))).toBeUndefined();
-      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-delivery': 'ABD' } }, 'x-svc-delivery', 'abc', 'delivery_id_mismatch', 'X-Svc-Delivery', lower))).toBe('delivery_id_mismatch');
+      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-delivery': 'ABC' } }, DELIVERY, 'abc', lower))).toBeUndefined();
+      expect(codeOf(() => checkHeaderMatches({ headers: { 'x-svc-delivery': 'ABD' } }, DELIVERY, 'abc', lower))).toBe('delivery_id_mismatch');
     });
   });
 });

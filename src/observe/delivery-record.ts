@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import type { Awaitable } from '../internal/awaitable';
+import type { SvcWebhookError } from '../errors';
+import type { WebhookLogger } from '../internal/logger';
+
+/** Where an error happened; fields are absent when the request failed before they were known. */
+export interface ErrorContext {
+  readonly webhook: 'board' | 'bot';
+  readonly deliveryId?: string;
+  readonly kind?: string;
+  /** As in DeliveryContext: the Node request; absent under `createWebHandler`. */
+  readonly req?: IncomingMessage;
+  /** As in DeliveryContext: the request as a Fetch `Request`. */
+  readonly request?: Request;
+  readonly log: WebhookLogger;
+}
+
+/** Told of every delivery answered with an error, after the response is decided. */
+export type ErrorHandler = (error: SvcWebhookError, ctx: ErrorContext) => Awaitable<unknown>;
+
+/** One answered request, as the delivery log line records it; for dashboards and metrics. */
+export interface DeliveryRecord {
+  readonly webhook: 'board' | 'bot';
+  /** Absent when the request was refused before its body was verified and parsed. */
+  readonly deliveryId?: string;
+  readonly kind?: string;
+  /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
+  /**
+   * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
+   * have answered: 200 when processed, 500 when the attempt failed.
+   */
+  readonly status: number;
+  /**
+   * Inbox mode only: at receive time `enqueued` or `duplicate`; for each processing attempt in a
+   * worker `processed`, `retried` (failed, will run again) or `dead` (failed for the last time: a dead letter).
+   */
+  readonly queue?: QueueOutcome;
+  /** Inbox mode, processing attempts only: which attempt this was (1, 2, …). */
+  readonly attempt?: number;
+  /** The error code of a refused delivery. */
+  readonly code?: string;
+  /** Why a delivery was refused, in this library's words (safe to show: never a secret or signature). */
+  readonly message?: string;
+  /** The failing paths of a schema refusal (`schema_violation`), at most five. */
+  readonly problems?: readonly { readonly path: string; readonly message: string }[];
+  readonly durationMs: number;
+  /** When the request arrived, in ms since the epoch. */
+  readonly receivedAt: number;
+  /** True once the signature was checked: `payload` and `body` are then the sender's. */
+  readonly verified: boolean;
+  /** The verified, parsed body; absent when the request was refused before it was verified and parsed. */
+  readonly payload?: unknown;
+  /**
+   * The raw body of a refused request, when it was read: unverified (forged or corrupted) unless
+   * `verified` is true. Show an unverified body only as its size and a short escaped preview.
+   */
+  readonly body?: Buffer;
+}
+
+export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';
+
+export type DeliveryListener = (record: DeliveryRecord) => void;

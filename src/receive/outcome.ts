@@ -1,0 +1,30 @@
+import type { SvcWebhookError } from '../errors';
+
+/** The HTTP answer to one request, independent of the framework that sends it. */
+export interface Outcome {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfter?: number;
+  /** More of the request body is still on its way: close the connection rather than read it. */
+  readonly closeConnection?: boolean;
+}
+
+const OK: Outcome = { status: 200, body: '{"ok":true}' };
+const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
+/** Answered when the pipeline itself failed in a way it could not describe (a logger that throws). */
+export const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
+
+/**
+ * The answer to an accepted delivery, or to a refused one: its status, code and message (the
+ * library's own words, safe to send), Retry-After, and whether to close the connection.
+ */
+export function answerOf(result: 'handled' | 'duplicate' | 'enqueued' | SvcWebhookError, closeConnection = false): Outcome {
+  if (typeof result === 'string') return result === 'duplicate' ? DUPLICATE : OK;
+  const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
+    status: result.status,
+    body: JSON.stringify({ ok: false, code: result.code, message: result.message }),
+  };
+  if (result.retryAfter !== undefined) outcome.retryAfter = result.retryAfter;
+  if (closeConnection) outcome.closeConnection = true;
+  return outcome;
+}

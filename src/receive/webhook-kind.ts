@@ -1,0 +1,18 @@
+import type { Delivery } from '../internal/delivery';
+import type { DeliveryRoute } from '../route/delivery-route';
+import type { DeliveryCheck } from '../validate/delivery-checks';
+import type { SchemaName } from '../validate/validate-payload';
+import type { Verifier } from '../verify/verifier';
+
+/**
+ * What differs between the bot and the board webhook, one module per stage: how a delivery is
+ * verified, which schema it meets, the checks after parsing, and how it is routed. The pipeline
+ * around them is shared.
+ */
+export interface WebhookKind<S, D extends Delivery> {
+  readonly webhook: 'board' | 'bot';
+  readonly schema: SchemaName;
+  readonly verifier: Verifier<S>;
+  readonly check: DeliveryCheck<D>;
+  readonly route: DeliveryRoute<D>;
+}

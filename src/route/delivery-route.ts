@@ -1,0 +1,11 @@
+import type { Delivery } from '../internal/delivery';
+import type { DeliveryScope, ScopeInit } from './delivery-scope';
+import type { HandlerCall } from './run-handlers';
+
+/** How one webhook routes a checked delivery: the handlers' context, and the handlers it runs. */
+export interface DeliveryRoute<D extends Delivery> {
+  /** The handlers' context: `init` plus what this webhook adds. */
+  context(delivery: D, init: ScopeInit): DeliveryScope;
+  /** The handler calls for this delivery, in registration order. */
+  calls(delivery: D, ctx: DeliveryScope): HandlerCall[];
+}

@@ -1,0 +1,45 @@
+import { expressMiddleware, type Middleware } from '../adapters/node/express-middleware';
+import type { JobSource } from '../inbox/accepted-delivery';
+import type { Delivery } from '../internal/delivery';
+import { DeliveryReport } from '../observe/delivery-report';
+import { Receiver } from '../receive/receiver';
+import type { Settings } from '../receive/settings';
+import type { WebhookKind } from '../receive/webhook-kind';
+import { commonMethods, type Listeners } from './webhook-methods';
+import { webhookInbox } from './webhook-inbox';
+
+/** What both webhooks are assembled from. */
+export interface WebhookAssembly<S, D extends Delivery, AnyHandler> {
+  /** The middleware's name, as the factory's: `svcBoardWebhook`. */
+  readonly name: string;
+  readonly settings: Settings;
+  readonly kind: WebhookKind<S, D>;
+  /** With the `inbox` option: what a job keeps of a delivery. */
+  readonly jobs: JobSource<D> | undefined;
+  readonly lists: Listeners<AnyHandler>;
+}
+
+/**
+ * One webhook: its report, inbox, receiver and Express middleware, with the methods both webhooks
+ * share (`onAny`, `onError`, `onDelivery`, `close`, `work`, `path`, `forgetSecret`).
+ */
+export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, settings, kind, jobs, lists }: WebhookAssembly<S, D, AnyHandler>) {
+  const report = new DeliveryReport({
+    webhook: kind.webhook,
+    logger: settings.logger,
+    lineLogger: settings.lineLogger,
+    listeners: lists.deliveryListeners,
+    errorHandlers: lists.errorHandlers,
+    now: settings.now,
+  });
+  const inbox = webhookInbox({ settings, kind, jobs, report });
+  const receiver = new Receiver({ kind, settings, report, handoff: inbox.handoff });
+  const middleware: Middleware = expressMiddleware(name, receiver);
+  return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: settings.flushLog }), {
+    path: settings.path,
+    forgetSecret(id: string) {
+      settings.secrets.lookup?.forget(id);
+      return middleware;
+    },
+  });
+}

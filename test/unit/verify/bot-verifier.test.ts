@@ -1,0 +1,111 @@
+import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
+import { pathPattern } from '../../../src/internal/path-pattern';
+import type { RequestFacts } from '../../../src/internal/request-access';
+import { botSignature } from '../../../src/testing/sign-delivery';
+import { botVerifier } from '../../../src/verify/bot-verifier';
+import { secretKeys } from '../../../src/verify/secret-keys';
+import type { SecretLookup } from '../../../src/verify/secret-resolver';
+
+const secret = 'bot-protocol-secret-0123456789';
+const otherSecret = 'another-bot-secret-0123456789';
+const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+const FIXED = pathPattern('/webhooks/bot', ['botId']);
+const PER_BOT = pathPattern('/webhooks/bots/:botId', ['botId']);
+
+const fixed = () => botVerifier({ keys: secretKeys(secret) }, FIXED);
+
+/** A scripted lookup: each bot's keys, synchronously (cached) or as a promise (asked). */
+function lookupOf(answer: (id: string) => ReturnType<SecretLookup['keysFor']>, secrets: readonly string[] = [secret]) {
+  const keysFor = jest.fn(answer);
+  const secretsOf = jest.fn((_id: string) => secrets);
+  return { lookup: { keysFor, secretsOf } as unknown as SecretLookup, keysFor, secretsOf };
+}
+
+function req(headers: Record<string, string> = {}, url = '/webhooks/bot'): RequestFacts {
+  return { headers, url };
+}
+
+function refusal(run: () => unknown): ErrorCode {
+  try {
+    run();
+  } catch (err) {
+    expect(err).toBeInstanceOf(SvcWebhookError);
+    return (err as SvcWebhookError).code;
+  }
+  throw new Error('no refusal');
+}
+
+function claimOf(body: Buffer, key = secret): Buffer {
+  return Buffer.from(botSignature(key, body.toString()).slice('sha256='.length), 'hex');
+}
+
+describe('the bot verifier', () => {
+  describe('reads the signature', () => {
+    it('from X-Svc-Signature, as the MAC bytes', () => {
+      const body = Buffer.from('{}');
+      const signature = fixed().readSignature(req({ 'x-svc-signature': botSignature(secret, '{}') }), NOW);
+      expect(signature.equals(claimOf(body))).toBe(true);
+    });
+
+    it('refuses a request without one', () => {
+      expect(refusal(() => fixed().readSignature(req(), NOW))).toBe('signature_missing');
+    });
+  });
+
+  describe('verifies with one fixed secret', () => {
+    const body = Buffer.from('{"id":"x"}');
+
+    it('synchronously, when the body carries its MAC: verified by no bot in particular', () => {
+      expect(fixed().verify(claimOf(body), body, req())).toEqual({ by: undefined });
+    });
+
+    it('refusing a body signed with another secret', () => {
+      expect(refusal(() => fixed().verify(claimOf(body, otherSecret), body, req()))).toBe('signature_mismatch');
+    });
+  });
+
+  describe('verifies with the secret of the bot the path names, through a lookup', () => {
+    const body = Buffer.from('{"id":"x"}');
+
+    it('asks the lookup for that bot, answers synchronously when its keys are cached, and says the bot verified it', () => {
+      const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
+      const verifier = botVerifier({ lookup }, PER_BOT);
+      expect(verifier.verify(claimOf(body), body, req({}, '/webhooks/bots/b-7'))).toEqual({ by: 'b-7' });
+      expect(keysFor).toHaveBeenCalledWith('b-7');
+      expect(refusal(() => verifier.verify(claimOf(body, otherSecret), body, req({}, '/webhooks/bots/b-7')))).toBe('signature_mismatch');
+    });
+
+    it('waits for keys the lookup is still asking for, and refuses a forged body after them', async () => {
+      const { lookup } = lookupOf(() => Promise.resolve(secretKeys(secret)));
+      const verifier = botVerifier({ lookup }, PER_BOT);
+      await expect(verifier.verify(claimOf(body), body, req({}, '/webhooks/bots/b-7'))).resolves.toEqual({ by: 'b-7' });
+      await expect(verifier.verify(claimOf(body, otherSecret), body, req({}, '/webhooks/bots/b-7'))).rejects.toMatchObject({ code: 'signature_mismatch' });
+    });
+
+    it('refuses a path that names no bot, without asking the lookup', () => {
+      const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
+      expect(refusal(() => botVerifier({ lookup }, PER_BOT).verify(claimOf(body), body, req({}, '/elsewhere')))).toBe('unknown_bot');
+      expect(keysFor).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('names the secrets of the bot that verified a delivery, dropped from the lines about it (secretsOf)', () => {
+    const botSecret = 'the-secret-of-bot-b7-0123456789';
+
+    it('with a lookup: the secrets of the bot the path named', () => {
+      const { lookup, secretsOf } = lookupOf(() => secretKeys(botSecret), [botSecret]);
+      expect(botVerifier({ lookup }, PER_BOT).secretsOf('b-7')).toEqual([botSecret]);
+      expect(secretsOf).toHaveBeenCalledWith('b-7');
+    });
+
+    it('with a lookup and no verifying bot: none, and asks for none', () => {
+      const { lookup, secretsOf } = lookupOf(() => secretKeys(botSecret), [botSecret]);
+      expect(botVerifier({ lookup }, PER_BOT).secretsOf(undefined)).toEqual([]);
+      expect(secretsOf).not.toHaveBeenCalled();
+    });
+
+    it("with a fixed secret: none (the webhook's own logger drops it)", () => {
+      expect(fixed().secretsOf('b-7')).toEqual([]);
+    });
+  });
+});
