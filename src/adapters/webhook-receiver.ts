@@ -7,6 +7,8 @@ export interface WebhookReceiver {
   receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome>;
   readonly path: string;
   readonly pattern: PathPattern;
+  /** Told of a signed delivery that passed the webhook on another path and was answered 404. */
+  misrouted(came: string, answers: readonly string[]): void;
 }
 
 // Kept apart from the public object, so a webhook's methods stay exactly the documented ones.

@@ -63,9 +63,23 @@ type RoutedRequest = { originalUrl?: string; url?: string; params?: Record<strin
 
 /** The path of a request without its query, as the sender posted it (Express's originalUrl when mounted). */
 export function requestPathname(req: RoutedRequest): string {
-  const url = req.originalUrl ?? req.url ?? '';
+  return withoutQuery(req.originalUrl ?? req.url ?? '');
+}
+
+function withoutQuery(url: string): string {
   const query = url.indexOf('?');
   return normalisePath(query === -1 ? url : url.slice(0, query));
+}
+
+/**
+ * Whether a request is on the pattern's path, and its parameter ('' for a fixed path): the path is
+ * relative to where the middleware is mounted, as for Express routers (`req.url` under
+ * `app.use('/api', webhook)`), and a full path that includes the mount prefix matches too.
+ */
+export function matchRequest(pattern: PathPattern, req: RoutedRequest): string | undefined {
+  const mounted = pattern.match(withoutQuery(req.url ?? ''));
+  if (mounted !== undefined || req.originalUrl === undefined || req.originalUrl === req.url) return mounted;
+  return pattern.match(requestPathname(req));
 }
 
 /**
@@ -74,7 +88,7 @@ export function requestPathname(req: RoutedRequest): string {
  */
 export function pathId(pattern: PathPattern, req: RoutedRequest): string | undefined {
   if (pattern.param === undefined) return undefined;
-  const matched = pattern.match(requestPathname(req));
+  const matched = matchRequest(pattern, req);
   if (matched !== undefined) return matched;
   const param = req.params?.[pattern.param];
   return typeof param === 'string' && param !== '' && param.length <= MAX_PATH_ID_LENGTH ? param : undefined;

@@ -1,6 +1,7 @@
 import type { WebhookLogger } from '../internal/logger';
 import type { SvcWebhookError } from '../errors';
 import { singleHeader } from '../internal/headers';
+import { printable } from '../internal/printable';
 import type { RequestFacts } from '../internal/request-access';
 
 /**
@@ -11,8 +12,6 @@ const EXPECTED_STATUSES = new Set([400, 401, 408, 409, 413, 415]);
 
 /** At most one line per code per interval; the refusals not logged are counted on the next line. */
 export const REFUSAL_LOG_INTERVAL_MS = 10_000;
-
-const MAX_CLAIM_CHARS = 100;
 
 // The board a request claimed, noted by the verify step; read when the refusal is logged.
 const claimedBoards = new WeakMap<object, string>();
@@ -65,11 +64,4 @@ function claims(req: RequestFacts): Record<string, string> {
   if (event !== undefined) out.event = printable(event);
   if (board !== undefined) out.boardId = printable(board);
   return out;
-}
-
-/** A claimed value as a log can show it: bounded, without control characters. */
-function printable(value: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = value.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return clean.length > MAX_CLAIM_CHARS ? `${clean.slice(0, MAX_CLAIM_CHARS)}…` : clean;
 }

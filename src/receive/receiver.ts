@@ -9,6 +9,7 @@ import type { PathPattern } from '../internal/path-pattern';
 import type { RequestAccess } from '../internal/request-access';
 import { isThenable } from '../internal/thenable';
 import type { DeliveryReport, Received } from '../observe/delivery-report';
+import { MisrouteLog } from '../observe/misroute-log';
 import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
@@ -43,10 +44,12 @@ type Result =
 export class Receiver<S, D extends Delivery> {
   private readonly inFlight = new InFlight();
   private readonly telemetry: DeliveryTelemetry;
+  private readonly misroutes: MisrouteLog;
 
   constructor(private readonly parts: ReceiverParts<S, D>) {
     validatorFor(parts.kind.schema); // compile at setup, not on the first delivery
     this.telemetry = new DeliveryTelemetry(parts.kind.webhook, parts.settings.fixedSecrets);
+    this.misroutes = new MisrouteLog(parts.settings.logger, parts.settings.now);
   }
 
   /** The path the webhook answers when mounted without a router. */
@@ -71,6 +74,11 @@ export class Receiver<S, D extends Delivery> {
     } finally {
       slot.release();
     }
+  }
+
+  /** A signed delivery passed this webhook on another path and was answered 404: one warning a minute per path. */
+  misrouted(came: string, answers: readonly string[]): void {
+    this.misroutes.misrouted(came, answers);
   }
 
   /** Stops taking deliveries (503) and resolves when every running handler has settled. */

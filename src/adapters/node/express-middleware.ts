@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestPathname, type PathPattern } from '../../internal/path-pattern';
+import { matchRequest, type PathPattern } from '../../internal/path-pattern';
+import { isSigned, notePassedBy } from './misrouted';
 import { attachReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { NODE_REQUEST, sendOutcome } from './node-request';
 
@@ -12,17 +13,18 @@ export type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?
 type ExpressRequest = IncomingMessage & { originalUrl?: string; route?: { stack?: Array<{ handle?: unknown }> } };
 
 /**
- * Which requests are deliveries: a POST to `path` (the full URL path, so mount points do not
- * change it), or any POST when this middleware is a handler of the matched route
- * (`app.post('/x', mw)`). Express leaves `req.route` set after an earlier route called next(),
- * so the route counts only if this very middleware is in its stack.
+ * Which requests are deliveries: a POST to `path`, relative to where the middleware is mounted
+ * (`app.use('/api', webhook)` answers `/api/webhooks/board`) or as the full path, or any POST when
+ * this middleware is a handler of the matched route (`app.post('/x', mw)`). Express leaves
+ * `req.route` set after an earlier route called next(), so the route counts only if this very
+ * middleware is in its stack.
  */
 export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, self: Middleware): boolean {
   if (req.method !== 'POST') return false;
   const r = req as ExpressRequest;
   // The path first: a delivery to it never reads `req.route`, a property Express's request lacks
   // until a route matched, whose every miss walks the whole prototype chain.
-  if (pattern.match(requestPathname(r)) !== undefined) return true;
+  if (matchRequest(pattern, r) !== undefined) return true;
   return r.route?.stack?.some((layer) => layer.handle === self) === true;
 }
 
@@ -34,6 +36,7 @@ export function expressMiddleware(name: string, receiver: WebhookReceiver): Midd
   const { pattern } = receiver;
   const middleware: Middleware = (req, res, next) => {
     if (!isDeliveryRequest(req, pattern, middleware)) {
+      if (isSigned(req)) notePassedBy(req, res, receiver);
       next();
       return;
     }

@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../../receive/receiver';
 import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
+import { requestPathname } from '../../internal/path-pattern';
+import { isSigned } from './misrouted';
 import { NODE_REQUEST } from './node-request';
 
 /** The parts of a Fastify instance the plugin uses (Fastify 4 and 5). */
@@ -9,6 +11,9 @@ export interface FastifyInstanceLike {
   removeAllContentTypeParsers(): unknown;
   addContentTypeParser(type: string, parser: (request: unknown, payload: unknown, done: (err: Error | null, body?: unknown) => void) => void): unknown;
   post(path: string, handler: (request: { readonly raw: IncomingMessage }, reply: FastifyReplyLike) => Promise<unknown>): unknown;
+  /** The prefix the plugin was registered with (`fastify.register(plugin, { prefix })`). */
+  readonly prefix?: string;
+  setNotFoundHandler?(handler: (request: { readonly raw: IncomingMessage; readonly url: string }, reply: FastifyReplyLike) => unknown): unknown;
 }
 
 export interface FastifyReplyLike {
@@ -42,6 +47,16 @@ export function fastifyWebhook(webhook: Middleware, options: FastifyWebhookOptio
       const outcome = await receiver.receive(request.raw, NODE_REQUEST);
       return sendReply(reply, outcome);
     });
+    // Under a prefix, a signed POST to another path of it is answered 404 as Fastify would, with
+    // one warning naming both paths. (At the root, the app's own 404 handler stays untouched.)
+    if (instance.prefix !== undefined && instance.prefix !== '' && instance.setNotFoundHandler !== undefined) {
+      const mounted = `${instance.prefix}${path === '/' ? '' : path}`;
+      instance.setNotFoundHandler((request, reply) => {
+        if (isSigned(request.raw)) receiver.misrouted(requestPathname(request.raw), [mounted]);
+        const method = request.raw.method ?? 'GET';
+        return reply.code(404).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ message: `Route ${method}:${request.url} not found`, error: 'Not Found', statusCode: 404 }));
+      });
+    }
     done();
   };
 }

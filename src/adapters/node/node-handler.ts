@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requestPathname } from '../../internal/path-pattern';
 import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
+import { isSigned, notePassedBy } from './misrouted';
 import { NODE_REQUEST, sendOutcome } from './node-request';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -30,12 +31,12 @@ export function createNodeHandler(webhook: Middleware, fallback?: Listener): Lis
         (outcome) => sendOutcome(res, outcome),
         () => answer(res, 500, INTERNAL),
       );
-    } else if (fallback !== undefined) {
-      fallback(req, res);
-    } else if (onPath) {
-      answer(res, 405, METHOD_NOT_ALLOWED, 'POST');
     } else {
-      answer(res, 404, NOT_FOUND);
+      // A signed POST to another path: one warning when it ends in a 404, here or in the fallback.
+      if (!onPath && isSigned(req)) notePassedBy(req, res, receiver);
+      if (fallback !== undefined) fallback(req, res);
+      else if (onPath) answer(res, 405, METHOD_NOT_ALLOWED, 'POST');
+      else answer(res, 404, NOT_FOUND);
     }
   };
 }
