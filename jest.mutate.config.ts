@@ -14,7 +14,7 @@ const config: Config = {
   testPathIgnorePatterns: [
     '/node_modules/',
     '/test/integration/(package-exports|example-server|fixtures|log-flush)\\.test\\.ts$',
-    '/test/unit/(generated-validators|schema-sync)\\.test\\.ts$',
+    '/test/unit/validate/(generated-validators|schema-sync)\\.test\\.ts$',
   ],
   // An absolute path: Stryker loads the environment itself, without Jest's <rootDir>.
   testEnvironment: join(__dirname, 'test/mutation/jest-environment.cjs'),

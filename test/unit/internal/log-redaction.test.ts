@@ -1,0 +1,309 @@
+import { stdSerializers } from 'pino';
+import { REDACTED, redactingLogOptions } from '../../../src/internal/log-redaction';
+
+const SECRET = 'board-secret-0123456789abcdef';
+const { formatters } = redactingLogOptions([SECRET]);
+const line = (fields: object) => formatters.log(fields) as Record<string, unknown>;
+const HEX = 'ab'.repeat(32);
+
+describe('a log line', () => {
+  it('is left as it is when it holds nothing to drop', () => {
+    const fields = { deliveryId: 'd1', nested: { list: [1, 'two', { three: 3 }] } };
+    expect(line(fields)).toBe(fields);
+  });
+
+  it('drops credential fields in any case and at any depth, keeping the other fields and their order', () => {
+    const logged = line({ a: 1, b: { Authorization: 'Bearer x', keep: true }, Password: 'p', c: [{ 'Set-Cookie': 'k' }], d: 4 });
+    expect(logged).toEqual({ a: 1, b: { Authorization: REDACTED, keep: true }, Password: REDACTED, c: [{ 'Set-Cookie': REDACTED }], d: 4 });
+    expect(Object.keys(logged)).toEqual(['a', 'b', 'Password', 'c', 'd']);
+  });
+
+  it.each(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password'])('drops a field named %s', (name) => {
+    expect(line({ [name]: 'value', [name.toUpperCase()]: 'value', kept: 'value' })).toEqual({ [name]: REDACTED, [name.toUpperCase()]: REDACTED, kept: 'value' });
+  });
+
+  it('drops the configured secret, signatures and svc tokens from any string', () => {
+    expect(line({ note: `secret ${SECRET} twice ${SECRET}` }).note).toBe(`secret ${REDACTED} twice ${REDACTED}`);
+    expect(line({ sig: `v1=${HEX}, sha256=${HEX.toUpperCase()}` }).sig).toBe(`v1=${REDACTED}, sha256=${REDACTED}`);
+    expect(line({ note: 'a=b and v1=short' }).note).toBe('a=b and v1=short');
+    expect(line({ said: 'token svc_bot_ABCDEFGHIJKLMNOPQRSTUV.xyz here' }).said).not.toContain('ABCDEFGHIJKLMNOPQRSTUV');
+    expect(line({ said: 'svc_ is only a prefix' }).said).toBe('svc_ is only a prefix');
+  });
+
+  it('drops a signature of any hex digits, in either case', () => {
+    const digits = '0123456789abcdef'.repeat(4);
+    expect(line({ sig: `v1=${digits}` }).sig).toBe(`v1=${REDACTED}`);
+    expect(line({ sig: `sha256=${digits.toUpperCase()}` }).sig).toBe(`sha256=${REDACTED}`);
+  });
+
+  it('keeps what only looks partly like a signature: fewer or more than 64 hex digits, or inside a word', () => {
+    for (const kept of ['v1=abc', `v1=${HEX.slice(1)}`, `v1=${HEX}a`, `xv1=${HEX}`, `sha256=${HEX}_`]) expect(line({ kept }).kept).toBe(kept);
+  });
+
+  it('drops the value after a credential name in a raw header list, and only that one', () => {
+    const raw = ['Host', 'h', 'Authorization', 'Bearer x', 'X-Svc-Signature', `v1=${HEX}`, 'x-other', 'secret'];
+    expect(line({ raw }).raw).toEqual(['Host', 'h', 'Authorization', REDACTED, 'X-Svc-Signature', REDACTED, 'x-other', 'secret']);
+    // A credential name at an odd index is a value, not a name: what follows it is a name.
+    expect(line({ list: ['x', 'token', 'kept'] }).list).toEqual(['x', 'token', 'kept']);
+    const unchanged = ['Host', 'h'];
+    expect(line({ unchanged }).unchanged).toBe(unchanged);
+  });
+
+  it('shows a request logged whole as its method, URL and headers, scrubbed', () => {
+    class Request {
+      method = 'POST';
+      url = `/hooks?sig=v1=${HEX}`;
+      headers = { host: 'h', authorization: 'Bearer x' };
+      rawHeaders = ['Host', 'h', 'Authorization', 'Bearer x'];
+      socket = { secretStuff: true };
+    }
+    expect(line({ req: new Request() }).req).toEqual({ method: 'POST', url: `/hooks?sig=v1=${REDACTED}`, headers: { host: 'h', authorization: REDACTED } });
+  });
+
+  it('leaves other class instances as they are', () => {
+    const at = new Date(0);
+    const map = new Map([['secret', 'x']]);
+    class Holder {
+      headers = { authorization: 'x' };
+    }
+    const holder = new Holder();
+    const logged = line({ at, map, holder });
+    expect([logged.at, logged.map, logged.holder]).toEqual([at, map, holder]);
+    expect(logged.holder).toBe(holder);
+  });
+
+  it('scrubs an object without a prototype like a plain one', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { token: 't', keep: 1 });
+    expect(line({ bare }).bare).toEqual({ token: REDACTED, keep: 1 });
+  });
+
+  it('stops scrubbing below ten levels of nesting', () => {
+    let deep: Record<string, unknown> = { secret: 'x' };
+    for (let i = 0; i < 10; i++) deep = { deeper: deep };
+    let logged = line({ deep }).deep as Record<string, unknown>;
+    for (let i = 0; i < 10; i++) logged = logged.deeper as Record<string, unknown>;
+    expect(logged).toEqual({ secret: 'x' });
+    let shallow: Record<string, unknown> = { secret: 'x' };
+    for (let i = 0; i < 9; i++) shallow = { deeper: shallow };
+    let kept = line({ shallow }).shallow as Record<string, unknown>;
+    for (let i = 0; i < 9; i++) kept = kept.deeper as Record<string, unknown>;
+    expect(kept).toEqual({ secret: REDACTED });
+  });
+
+  it('leaves an error under `err` to the error serializer, which scrubs it', () => {
+    const err = new Error(`failed with ${SECRET}`);
+    const logged = line({ err, token: 't' });
+    expect(logged.err).toBe(err);
+    expect(logged.token).toBe(REDACTED);
+    const serialized = redactingLogOptions([SECRET]).serializers.err(err) as Record<string, unknown>;
+    expect(serialized).toMatchObject({ type: 'Error', message: `failed with ${REDACTED}` });
+    expect(redactingLogOptions([SECRET]).serializers.err({ message: SECRET })).toEqual({ message: REDACTED });
+  });
+
+  it('serializes an error under `err` as pino\'s standard serializer does, causes joined in, then scrubs it', () => {
+    const { serializers } = redactingLogOptions([SECRET]);
+    const plain = Object.assign(new Error('outer', { cause: new Error('inner') }), { code: 'E1' });
+    expect(serializers.err(plain)).toEqual({ ...stdSerializers.err(plain) });
+    const secretCause = new Error('outer', { cause: new Error(`inner ${SECRET}`) });
+    expect(serializers.err(secretCause)).toMatchObject({ type: 'Error', message: `outer: inner ${REDACTED}` });
+    expect(JSON.stringify(serializers.err(secretCause))).not.toContain(SECRET);
+  });
+
+  it('scrubs the bindings of child loggers', () => {
+    expect(formatters.bindings({ boardId: 'b', secret: SECRET })).toEqual({ boardId: 'b', secret: REDACTED });
+  });
+
+  it('drops configured secrets of 16 characters and more, and ignores shorter ones', () => {
+    const options = redactingLogOptions(['fifteen-chars-x', 'sixteen-chars-xx']);
+    expect(options.formatters.log({ note: 'fifteen-chars-x sixteen-chars-xx' })).toEqual({ note: 'fifteen-chars-x [Redacted]' });
+  });
+});
+
+class UpstreamError extends Error {}
+UpstreamError.prototype.name = 'UpstreamError';
+
+/** An error with fields of its own, as libraries throw them. */
+function failure(message: string, fields: Record<string, unknown>, cause?: unknown): Error {
+  const err = new UpstreamError(message, cause === undefined ? undefined : { cause });
+  return Object.assign(err, fields);
+}
+
+describe('an error logged under a key of its own (not `err`)', () => {
+  it('becomes its type, message, stack and own fields, each scrubbed', () => {
+    const err = failure(`rejected with ${SECRET}`, { status: 401, Token: 'abc', detail: { secret: 'x', note: `key ${SECRET}` } });
+    const logged = line({ failure: err }).failure as Record<string, unknown>;
+    expect(logged).toEqual({
+      type: 'UpstreamError',
+      message: `rejected with ${REDACTED}`,
+      stack: expect.any(String),
+      status: 401,
+      Token: REDACTED,
+      detail: { secret: REDACTED, note: `key ${REDACTED}` },
+    });
+    expect(logged.stack).not.toContain(SECRET);
+    expect(logged.stack).toContain('UpstreamError');
+  });
+
+  it('has no stack when the error has none that is a string', () => {
+    const err = new Error('no stack');
+    Object.defineProperty(err, 'stack', { value: undefined });
+    const logged = line({ failure: err }).failure as Record<string, unknown>;
+    expect(logged).toEqual({ type: 'Error', message: 'no stack' });
+    expect(Object.keys(logged)).toEqual(['type', 'message']);
+  });
+
+  it('keeps its cause, scrubbed like the error itself, once', () => {
+    const cause = failure(`inner ${SECRET}`, { password: 'p' });
+    const logged = line({ failure: failure('outer', {}, cause) }).failure as Record<string, unknown>;
+    expect(Object.keys(logged).sort()).toEqual(['cause', 'message', 'stack', 'type']);
+    expect(logged.cause).toEqual({ type: 'UpstreamError', message: `inner ${REDACTED}`, stack: expect.any(String), password: REDACTED });
+  });
+
+  it('stops at a bounded depth on an error that holds itself', () => {
+    const err = failure('loop', {});
+    Object.assign(err, { again: { err } });
+    let logged = line({ failure: err }).failure as Record<string, unknown>;
+    let steps = 0;
+    // Each level copies the error; past the depth limit the error itself is left in place.
+    while (!(logged instanceof Error)) {
+      logged = (logged.again as { err: Record<string, unknown> }).err;
+      steps++;
+    }
+    expect(logged).toBe(err);
+    expect(steps).toBeLessThanOrEqual(6);
+  });
+
+  it('stops at a bounded depth on an error that is its own cause', () => {
+    const err = failure('own cause', {});
+    Object.assign(err, { cause: err });
+    let logged = line({ failure: err }).failure as Record<string, unknown>;
+    let steps = 0;
+    while (!(logged instanceof Error)) {
+      logged = logged.cause as Record<string, unknown>;
+      steps++;
+    }
+    expect(logged).toBe(err);
+    expect(steps).toBeLessThanOrEqual(10);
+  });
+
+  it('is replaced by a plain note when reading it throws', () => {
+    const err = new Error('unreadable');
+    Object.defineProperty(err, 'name', {
+      get() {
+        throw new Error('a getter that throws');
+      },
+    });
+    expect(line({ failure: err }).failure).toEqual({ type: 'Error', message: 'the error could not be read' });
+  });
+});
+
+/** `value` under `levels` objects of one field each: at depth `levels` of a line's field. */
+function nested(value: unknown, levels: number): Record<string, unknown> {
+  let out: Record<string, unknown> = { deeper: value };
+  for (let i = 1; i < levels; i++) out = { deeper: out };
+  return out;
+}
+
+function unnested(value: unknown, levels: number): unknown {
+  let out = value;
+  for (let i = 0; i < levels; i++) out = (out as { deeper: unknown }).deeper;
+  return out;
+}
+
+describe('what a log line drops', () => {
+  it('is written as pino writes a censored value, "[Redacted]"', () => {
+    expect(line({ token: 't' }).token).toBe('[Redacted]');
+    expect(REDACTED).toBe('[Redacted]');
+  });
+
+  it('is dropped from a copy: the logged values themselves are left unchanged', () => {
+    const raw = ['Authorization', 'Bearer x', 'Host', 'h'];
+    const fields = { raw, headers: { cookie: 'c', host: 'h' } };
+    const logged = line(fields);
+    expect(logged.raw).toEqual(['Authorization', REDACTED, 'Host', 'h']);
+    expect(logged.raw).not.toBe(raw);
+    expect(raw).toEqual(['Authorization', 'Bearer x', 'Host', 'h']);
+    expect(fields.headers).toEqual({ cookie: 'c', host: 'h' });
+  });
+});
+
+describe('values a log line keeps as they are', () => {
+  it('null, undefined, numbers, booleans and functions, in any field', () => {
+    const fn = (): void => undefined;
+    const fields = { a: null, b: undefined, c: 1, d: true, e: fn, list: [null, undefined, 2] };
+    expect(line(fields)).toBe(fields);
+  });
+
+  it('a raw header list whose last name has no value after it', () => {
+    const raw = ['Host', 'h', 'Authorization'];
+    expect(line({ raw }).raw).toBe(raw);
+  });
+
+  it('a list with values that are not names where a name would be', () => {
+    const list = [1, 'token', null, 'token', { a: 1 }, 'secret'];
+    expect(line({ list }).list).toBe(list);
+  });
+
+  it('a class instance that only looks partly like a request', () => {
+    class Partial {
+      constructor(
+        readonly headers: unknown,
+        readonly rawHeaders: unknown,
+      ) {}
+    }
+    for (const partial of [new Partial(null, []), new Partial('authorization: x', []), new Partial({ authorization: 'x' }, 'Authorization x'), new Partial(undefined, ['Authorization', 'x'])]) {
+      expect(line({ partial }).partial).toBe(partial);
+    }
+  });
+});
+
+describe('the depth limit', () => {
+  class Request {
+    method = 'POST';
+    url: unknown = { token: 't' };
+    headers = { authorization: 'Bearer x' };
+    rawHeaders = ['Authorization', 'Bearer x'];
+  }
+
+  it('counts a request\'s URL and headers one level below the request', () => {
+    const shown = unnested(line({ deep: nested(new Request(), 8) }).deep, 8) as Record<string, unknown>;
+    expect(shown).toEqual({ method: 'POST', url: { token: REDACTED }, headers: { authorization: REDACTED } });
+    const deepest = unnested(line({ deep: nested(new Request(), 9) }).deep, 9) as Record<string, unknown>;
+    expect(deepest).toEqual({ method: 'POST', url: { token: 't' }, headers: { authorization: 'Bearer x' } });
+  });
+
+  it('counts the items of a list one level below the list', () => {
+    const shown = unnested(line({ deep: nested([{ token: 't' }], 8) }).deep, 8);
+    expect(shown).toEqual([{ token: REDACTED }]);
+    const deepest = unnested(line({ deep: nested([{ token: 't' }], 9) }).deep, 9);
+    expect(deepest).toEqual([{ token: 't' }]);
+  });
+
+  it('counts an error\'s fields and cause one level below the error', () => {
+    const err = (): Error => Object.assign(new Error('e', { cause: { token: 't' } }), { detail: { token: 't' } });
+    const shown = unnested(line({ deep: nested(err(), 8) }).deep, 8) as Record<string, unknown>;
+    expect([shown.detail, shown.cause]).toEqual([{ token: REDACTED }, { token: REDACTED }]);
+    const deepest = unnested(line({ deep: nested(err(), 9) }).deep, 9) as Record<string, unknown>;
+    expect([deepest.detail, deepest.cause]).toEqual([{ token: 't' }, { token: 't' }]);
+  });
+});
+
+describe('an error logged under a key of its own: its fields', () => {
+  it('include one with an empty name', () => {
+    const logged = line({ failure: failure('x', { '': 'unnamed', token: 't' }) }).failure as Record<string, unknown>;
+    expect([logged[''], logged.token]).toEqual(['unnamed', REDACTED]);
+  });
+
+  it('include no cause when its own enumerable cause is undefined', () => {
+    const err = Object.assign(new Error('x'), { cause: undefined });
+    expect(Object.keys(err)).toContain('cause');
+    expect(Object.keys(line({ failure: err }).failure as object)).toEqual(['type', 'message', 'stack']);
+  });
+
+  it('include an enumerable cause once, scrubbed', () => {
+    const err = Object.assign(new Error('x'), { cause: { token: 't' } });
+    const logged = line({ failure: err }).failure as Record<string, unknown>;
+    expect(logged.cause).toEqual({ token: REDACTED });
+    expect(Object.keys(logged)).toEqual(['type', 'message', 'stack', 'cause']);
+  });
+});

@@ -1,0 +1,28 @@
+import { createHmac } from 'node:crypto';
+import { hmacSha256, secretKeys, SECRET_MAX_LENGTH, SECRET_MIN_LENGTH } from '../../../src/verify/secret-keys';
+
+describe('the secret option', () => {
+  it('takes secrets of 16 to 256 characters, one or several', () => {
+    expect([SECRET_MIN_LENGTH, SECRET_MAX_LENGTH]).toEqual([16, 256]);
+    expect(secretKeys('s'.repeat(16))).toHaveLength(1);
+    expect(secretKeys('s'.repeat(256))).toHaveLength(1);
+    expect(secretKeys(['a'.repeat(16), 'b'.repeat(256)])).toHaveLength(2);
+  });
+
+  it.each([
+    ['15 characters', 's'.repeat(15), RangeError],
+    ['257 characters', 's'.repeat(257), RangeError],
+    ['an empty list', [], TypeError],
+    ['a number', 12345678901234567, TypeError],
+    ['a list holding a number', ['s'.repeat(16), 7], TypeError],
+    ['undefined', undefined, TypeError],
+  ])('refuses %s at setup', (_what, secret, type) => {
+    expect(() => secretKeys(secret)).toThrow(type);
+  });
+
+  it('signs with the secret\'s UTF-8 bytes', () => {
+    const secret = 'sécret-with-ünïcode';
+    const [key] = secretKeys(secret);
+    expect(hmacSha256(key!, 'a', Buffer.from('b'))).toEqual(createHmac('sha256', Buffer.from(secret, 'utf8')).update('ab').digest());
+  });
+});

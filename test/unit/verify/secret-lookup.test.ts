@@ -1,0 +1,314 @@
+import pino from 'pino';
+import { isSvcWebhookError } from '../../../src';
+import { pathId, pathPattern, requestPathname } from '../../../src/internal/path-pattern';
+import { bodyBoardId, scannedBoardId } from '../../../src/verify/claimed-board';
+import { SecretLookup, type SecretAnswer } from '../../../src/verify/secret-resolver';
+import { secretLookupSettings } from '../../../src/verify/secret-lookup-options';
+import { redactingLogOptions } from '../../../src/internal/log-redaction';
+
+const silent = pino({ level: 'silent' });
+const SECRET = 'a-secret-of-sixteen-or-more';
+
+function lookupWith(resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>, options = {}) {
+  const calls: string[] = [];
+  const lookup = new SecretLookup({
+    resolve: (id) => {
+      calls.push(id);
+      return resolve(id);
+    },
+    webhook: 'board',
+    options: secretLookupSettings(options),
+    logger: silent,
+  });
+  return { lookup, calls };
+}
+
+async function codeOf(work: () => unknown): Promise<string | undefined> {
+  try {
+    await work();
+    return undefined;
+  } catch (err) {
+    return isSvcWebhookError(err) ? err.code : `not an SvcWebhookError: ${String(err)}`;
+  }
+}
+
+describe('SecretLookup', () => {
+  it('answers a cached board synchronously, without asking again', async () => {
+    const { lookup, calls } = lookupWith(() => SECRET);
+    await lookup.keysFor('a');
+    const again = lookup.keysFor('a');
+    expect(Array.isArray(again)).toBe(true);
+    expect(calls).toEqual(['a']);
+  });
+
+  it('keeps unknown boards apart: a flood of made-up ids does not push out a known board', async () => {
+    const { lookup, calls } = lookupWith((id) => (id === 'known' ? SECRET : undefined), { maxIds: 10 });
+    await lookup.keysFor('known');
+    for (let i = 0; i < 2_000; i++) expect(await codeOf(() => lookup.keysFor(`forged-${i}`))).toBe('unknown_board');
+    await lookup.keysFor('known');
+    expect(calls.filter((id) => id === 'known')).toHaveLength(1);
+  });
+
+  it('after a lookup timed out, the next delivery asks afresh; the hung answer arriving later does no harm', async () => {
+    let release: (value: string) => void = () => undefined;
+    let hang = true;
+    const { lookup, calls } = lookupWith(() => (hang ? new Promise<string>((resolve) => (release = resolve)) : SECRET), { timeoutMs: 50 });
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    hang = false;
+    await lookup.keysFor('a');
+    release(SECRET);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it('an answer on its way when forget() is called is not cached', async () => {
+    let release: (value: string) => void = () => undefined;
+    const { lookup, calls } = lookupWith(() => new Promise<string>((resolve) => (release = resolve)));
+    const first = lookup.keysFor('a');
+    lookup.forget('a');
+    release(SECRET);
+    await first;
+    const second = lookup.keysFor('a');
+    expect(Array.isArray(second)).toBe(false);
+    release(SECRET);
+    await second;
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it.each([
+    ['a number', () => 42 as unknown as string],
+    ['a list holding a short secret', () => [SECRET, 'short']],
+    ['a synchronous throw', () => {
+      throw new Error('no');
+    }],
+    ['a rejection with a hostile value', () => Promise.reject(new Proxy({}, { get: () => { throw new Error('trap'); } }))],
+  ])('answers secret_unavailable for %s', async (_what, resolve) => {
+    const { lookup } = lookupWith(resolve as () => SecretAnswer);
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+  });
+
+  it('treats undefined, null and an empty list as an unknown board', async () => {
+    for (const answer of [undefined, null, []]) {
+      const { lookup } = lookupWith(() => answer as SecretAnswer);
+      expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    }
+  });
+});
+
+describe('pathPattern', () => {
+  const boards = pathPattern('/hooks/:boardId/svc/', ['boardId']);
+
+  it('matches one segment, decoded, between the fixed parts', () => {
+    expect(boards.path).toBe('/hooks/:boardId/svc');
+    expect(boards.match('/hooks/88f7b448/svc')).toBe('88f7b448');
+    expect(boards.match('/hooks/a%20b/svc')).toBe('a b');
+  });
+
+  it('matches nothing else: another path, an empty or slashed id, bad escapes, an overlong id', () => {
+    for (const path of ['/hooks//svc', '/hooks/a/b/svc', '/hooks/%E0%A4%A/svc', `/hooks/${'x'.repeat(201)}/svc`, '/hooks/a/other', '/elsewhere']) {
+      expect(boards.match(path)).toBeUndefined();
+    }
+  });
+
+  it('takes only the parameter names of its webhook, once', () => {
+    expect(() => pathPattern('/hooks/:botId', ['boardId'])).toThrow(TypeError);
+    expect(() => pathPattern('/hooks/:boardId/:boardId', ['boardId'])).toThrow(TypeError);
+    expect(() => pathPattern('/hooks/x:boardId', ['boardId'])).toThrow(TypeError);
+  });
+});
+
+describe('scannedBoardId (the claimed board, read without parsing)', () => {
+  it.each([
+    ['{"id":"1","board":{"id":"A"}}', 'A'],
+    ['{"x":{"board":{"id":"B"}},"board":{"id":"A"}}', 'A'],
+    ['{"x":"\\"board\\":{\\"id\\":\\"B\\"}","board":{"id":"A"}}', 'A'],
+    ['{"x":["board",{"board":{"id":"B"}}],"board":{"id":"A"}}', 'A'],
+    // The first "board" starts at an escaped quote, inside a string: passed over, the scan goes on.
+    ['{"x":"\\"board","board":{"id":"A"}}', 'A'],
+    ['{ "board" : { "id" : "A" } }', 'A'],
+    ['{"board":{"key":"K","id":"A"}}', undefined],
+    // Only the top-level key's own object counts, not a "board" further on inside it.
+    ['{"board":{"key":"K","x":{"board":{"id":"B"}}}}', undefined],
+    ['{"board_id":"B"}', undefined],
+    ['["board",{"id":"B"}]', undefined],
+  ])('%s -> %s', (text, expected) => {
+    expect(scannedBoardId(Buffer.from(text))).toBe(expected);
+  });
+});
+
+describe('SecretLookup when the resolver throws', () => {
+  /** A lookup whose log lines are kept as objects; its logger serialises `err` as the library's does. */
+  function logged(resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>, what: 'board' | 'bot' = 'board', options = {}) {
+    const lines: Record<string, unknown>[] = [];
+    const root = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = root.child({}, redactingLogOptions([]));
+    return { lookup: new SecretLookup({ resolve, webhook: what, options: secretLookupSettings(options), logger }), lines };
+  }
+
+  it('logs what was thrown with every known secret dropped from its message and stack', async () => {
+    const { lookup, lines } = logged((id) => {
+      if (id === 'known') return SECRET;
+      throw new Error(`the vault refused: its last answer was ${SECRET}`);
+    });
+    await lookup.keysFor('known');
+    expect(await codeOf(() => lookup.keysFor('broken'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ boardId: 'broken', code: 'secret_unavailable', err: { type: 'Error', message: 'the vault refused: its last answer was [Redacted]' } });
+    expect(JSON.stringify(lines[0])).not.toContain(SECRET);
+    expect((lines[0]!.err as { stack: string }).stack).toContain('[Redacted]');
+  });
+
+  it('logs a thrown value that is no Error by its class and text', async () => {
+    const { lookup, lines } = logged(() => {
+      throw Object.assign(Object.create(null) as object, { message: 'plain' });
+    });
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(lines[0]!.err).toEqual({ type: 'Object', message: 'plain', stack: 'Object: plain' });
+  });
+
+  it('logs no thrown value for a resolver that was too slow or answered something that is not a secret', async () => {
+    const slow = logged(() => new Promise<string>(() => undefined), 'bot', { timeoutMs: 20 });
+    expect(await codeOf(() => slow.lookup.keysFor('b1'))).toBe('secret_unavailable');
+    const invalid = logged(() => 'short');
+    expect(await codeOf(() => invalid.lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(slow.lines).toEqual([expect.objectContaining({ botId: 'b1', code: 'secret_unavailable' })]);
+    expect(invalid.lines).toEqual([expect.objectContaining({ boardId: 'a', code: 'secret_unavailable' })]);
+    expect('err' in slow.lines[0]! || 'err' in invalid.lines[0]!).toBe(false);
+  });
+
+  it('knows no secrets of an id it never looked up', () => {
+    expect(logged(() => SECRET).lookup.secretsOf('never')).toEqual([]);
+  });
+});
+
+describe('requestPathname (the path a request was posted to)', () => {
+  it('is the mounted original URL, else the URL, without query or trailing slash; empty without either', () => {
+    expect(requestPathname({ originalUrl: '/hooks/b1/svc/?x=1', url: '/svc' })).toBe('/hooks/b1/svc');
+    expect(requestPathname({ url: '/svc?x=1' })).toBe('/svc');
+    expect(requestPathname({})).toBe('');
+  });
+});
+
+describe('the id in a path', () => {
+  const boards = pathPattern('/hooks/:boardId/svc', ['boardId']);
+  const CJK = encodeURIComponent('漢'); // 9 characters for one
+
+  it('may be 200 characters long, not more', () => {
+    expect(boards.match(`/hooks/${'x'.repeat(200)}/svc`)).toBe('x'.repeat(200));
+    expect(boards.match(`/hooks/${'x'.repeat(201)}/svc`)).toBeUndefined();
+  });
+
+  it('is not decoded from more than 600 characters, however short it would decode', () => {
+    expect(boards.match(`/hooks/${CJK.repeat(66)}abcdef/svc`)).toBe(`${'漢'.repeat(66)}abcdef`);
+    expect(boards.match(`/hooks/${CJK.repeat(66)}abcdefg/svc`)).toBeUndefined();
+  });
+
+  it('is the route parameter Express parsed when the URL does not match, if it is a usable id', () => {
+    const req = (params?: Record<string, unknown>) => ({ originalUrl: '/elsewhere', ...(params === undefined ? {} : { params }) });
+    expect(pathId(boards, req({ boardId: 'b1' }))).toBe('b1');
+    expect(pathId(boards, req({ boardId: 'x'.repeat(200) }))).toBe('x'.repeat(200));
+    for (const boardId of ['', 'x'.repeat(201), 7, undefined]) expect(pathId(boards, req({ boardId }))).toBeUndefined();
+    expect(pathId(boards, req())).toBeUndefined();
+    expect(pathId(boards, { originalUrl: '/hooks/b2/svc', params: { boardId: 'b1' } })).toBe('b2');
+  });
+
+  it('is none for a path without a parameter', () => {
+    expect(pathId(pathPattern('/svc', ['boardId']), { originalUrl: '/svc', params: { boardId: 'b1' } })).toBeUndefined();
+  });
+});
+
+describe('bodyBoardId (the claimed board, from a whole parse of the unverified body)', () => {
+  it.each([
+    ['{"board":{"id":"A"}}', 'A'],
+    [`{"board":{"id":"${'b'.repeat(200)}"}}`, 'b'.repeat(200)],
+    [`{"board":{"id":"${'b'.repeat(201)}"}}`, undefined],
+    ['{"board":{"id":""}}', undefined],
+    ['{"board":{"id":7}}', undefined],
+    ['{"board":{"id":["A"]}}', undefined],
+    ['{"board":{"id":{"length":1}}}', undefined],
+    ['{"board":{}}', undefined],
+    ['{"board":null}', undefined],
+    ['{"board":"A"}', undefined],
+    ['null', undefined],
+    ['"A"', undefined],
+    ['{"board":', undefined],
+  ])('%s -> %p', (text, expected) => {
+    expect(bodyBoardId(Buffer.from(text))).toBe(expected);
+  });
+});
+
+describe('SecretLookup on a clock', () => {
+  it('keeps a known board\'s secrets for the ttl, and asks again once it has passed', async () => {
+    let now = 0;
+    const calls: string[] = [];
+    const resolve = (id: string) => {
+      calls.push(id);
+      return SECRET;
+    };
+    const lookup = new SecretLookup({ resolve, webhook: 'board', options: secretLookupSettings({ ttlMs: 1000 }), logger: silent, now: () => now });
+    await lookup.keysFor('a');
+    now = 999;
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a']);
+    now = 1000;
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+
+  it('keeps "unknown" for the unknownTtl, and asks again once it has passed', async () => {
+    let now = 0;
+    const calls: string[] = [];
+    const resolve = (id: string) => {
+      calls.push(id);
+      return undefined;
+    };
+    const lookup = new SecretLookup({ resolve, webhook: 'board', options: secretLookupSettings({ unknownTtlMs: 500 }), logger: silent, now: () => now });
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(lookup.secretsOf('a')).toEqual([]);
+    now = 499;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(calls).toEqual(['a']);
+    now = 500;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
+    expect(calls).toEqual(['a', 'a']);
+  });
+});
+
+describe('SecretLookup keeps', () => {
+  it('every secret of an answer, for the handlers\' loggers to drop', async () => {
+    const other = 'another-secret-of-sixteen';
+    const { lookup } = lookupWith((id) => (id === 'two' ? [SECRET, other] : SECRET));
+    await lookup.keysFor('two');
+    await lookup.keysFor('one');
+    expect(lookup.secretsOf('two')).toEqual([SECRET, other]);
+    expect(lookup.secretsOf('one')).toEqual([SECRET]);
+  });
+
+  it('as many known boards as `maxIds`, dropping the oldest answer first', async () => {
+    const { lookup, calls } = lookupWith(() => SECRET, { maxIds: 2 });
+    await lookup.keysFor('a');
+    await lookup.keysFor('b');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'b']);
+    await lookup.keysFor('c');
+    await lookup.keysFor('b');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('one lookup at a time per id: one that set out before a forget() does not end the newer one', async () => {
+    const answers: ((value: string) => void)[] = [];
+    const { lookup, calls } = lookupWith(() => new Promise<string>((resolve) => answers.push(resolve)));
+    const first = lookup.keysFor('a');
+    lookup.forget('a');
+    const second = lookup.keysFor('a');
+    answers[0]!(SECRET);
+    await first;
+    const third = lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+    answers[1]!(SECRET);
+    await Promise.all([second, third]);
+  });
+});
+
