@@ -142,6 +142,7 @@ function botTypes(schema: Schema): string {
     definitions(schema),
     '/** The data of each bot event kind the spec names (the member of `update.event` named after it). */',
     `export interface BotEventMap {\n${rows.join('\n')}\n}\n`,
+    '/** The event kinds the spec names, which `.on()` accepts. */',
     `export const botEventKinds = [${Object.keys(kinds).map(literal).join(', ')}] as const;\n`,
   ].join('\n');
 }
@@ -154,7 +155,7 @@ function readSchema(root: string, file: string): Schema {
 export function generate(root: string): Map<string, string> {
   const board = readSchema(root, 'board-webhook-event.schema.json');
   const bot = readSchema(root, 'bot-webhook-update.schema.json');
-  const embed = (name: string, s: Schema) => `export const ${name} = ${JSON.stringify(s, null, 2)} as const;\n`;
+  const embed = (name: string, s: Schema) => `/** ${String(s.description ?? 'A JSON Schema of the spec.').split('. ')[0]!.replace(/\.$/, '')}: the JSON Schema the receiver validates with. */\nexport const ${name} = ${JSON.stringify(s, null, 2)} as const;\n`;
   return new Map([
     ['src/generated/board-types.ts', HEADER + '\n' + boardTypes(board)],
     ['src/generated/bot-types.ts', HEADER + '\n' + botTypes(bot)],

@@ -58,8 +58,10 @@ export const errorStatus = {
   internal_error: 500,
 } as const;
 
+/** Every code a refusal carries; docs/errors.md says what each means and what to do. */
 export type ErrorCode = keyof typeof errorStatus;
 
+/** What an SvcWebhookError carries besides its code and message. */
 export interface SvcWebhookErrorOptions {
   cause?: unknown;
   /** Seconds after which the sender may retry; sent as Retry-After. */
@@ -68,6 +70,7 @@ export interface SvcWebhookErrorOptions {
   details?: unknown;
 }
 
+/** A refused delivery or a failure of the pipeline: its `code` (the contract), HTTP `status`, and a message safe to send. */
 export class SvcWebhookError extends Error {
   override readonly name = 'SvcWebhookError';
   readonly code: ErrorCode;
@@ -86,6 +89,7 @@ export class SvcWebhookError extends Error {
   }
 }
 
+/** Whether `value` is an SvcWebhookError. */
 export function isSvcWebhookError(value: unknown): value is SvcWebhookError {
   return value instanceof SvcWebhookError;
 }

@@ -2,6 +2,7 @@
 const BOT_TOKEN = /^svc_bot_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})_([A-Za-z0-9_-]{43})$/;
 const TOKEN_PREFIX_LENGTH = 6;
 
+/** What a bot token says of itself: its bot id and the public prefix of its secret part. */
 export interface BotTokenInfo {
   /** The bot user's UUID, embedded in the token so svc finds the bot with one lookup. */
   readonly botId: string;
@@ -9,6 +10,7 @@ export interface BotTokenInfo {
   readonly tokenPrefix: string;
 }
 
+/** Whether `value` has the shape of a bot token: `svc_bot_<uuid>_<43 characters>`. */
 export function isBotToken(value: unknown): value is string {
   return typeof value === 'string' && BOT_TOKEN.test(value);
 }

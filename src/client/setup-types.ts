@@ -46,6 +46,7 @@ export interface BoardWebhookState extends WebhookStateBase {
   [field: string]: unknown;
 }
 
+/** The body of PUT /api/bots/me/webhook: the receiver's URL and its secret. */
 export interface BotWebhookInput {
   /** https, public address. */
   url: string;
@@ -53,12 +54,14 @@ export interface BotWebhookInput {
   secret: string;
 }
 
+/** The body of PUT /api/boards/{id}/webhook: the receiver's URL and, to keep one, its secret. */
 export interface BoardWebhookInput {
   url: string;
   /** 16 to 256 characters; leave it out to have svc generate one (returned once). */
   secret?: string;
 }
 
+/** What PUT /api/boards/{id}/webhook answers: the state, and the secret when svc generated one. */
 export interface BoardWebhookSetResult {
   webhook: BoardWebhookState;
   /** Present only when svc generated the secret: it is returned this once and never again. */

@@ -25,8 +25,10 @@ export const clientErrorCodes = [
   'timeout',
 ] as const;
 
+/** The stable code of an SvcClientError: the contract, as `code` is for SvcWebhookError. */
 export type ClientErrorCode = (typeof clientErrorCodes)[number];
 
+/** What an SvcClientError carries besides its code and message. */
 export interface SvcClientErrorOptions {
   /** The HTTP status svc answered with, when it answered. */
   status?: number;
@@ -35,6 +37,7 @@ export interface SvcClientErrorOptions {
   cause?: unknown;
 }
 
+/** An error of the setup client: a refused input, or svc's answer, with a stable `code`; never a token. */
 export class SvcClientError extends Error {
   override readonly name = 'SvcClientError';
   readonly code: ClientErrorCode;
@@ -50,6 +53,7 @@ export class SvcClientError extends Error {
   }
 }
 
+/** Whether `value` is an SvcClientError. */
 export function isSvcClientError(value: unknown): value is SvcClientError {
   return value instanceof SvcClientError;
 }

@@ -19,6 +19,7 @@ import { MAX_TIMEOUT_MS, SVC_CLIENT_OPTIONS } from './svc-client-options';
 
 export { MAX_TIMEOUT_MS };
 
+/** Options of `new SvcClient(options)`; docs/options.md lists them with their bounds. */
 export interface SvcClientOptions {
   /** svc's base address, e.g. https://acme.svc.example.com; the route paths are appended to it. */
   baseUrl: string | URL;

@@ -11,6 +11,7 @@ export const tokenPrefixes = {
   oauthRefreshToken: 'svc_or_',
 } as const;
 
+/** The kind of an svc token, told by its prefix; `other` for anything else. */
 export type TokenKind = keyof typeof tokenPrefixes | 'other';
 
 /** Which kind of svc credential a string claims to be, by its prefix alone. */

@@ -3,6 +3,7 @@ import { tokenKind } from './token-kinds';
 
 /** The spec's limits for both webhook PUT routes. */
 export const WEBHOOK_SECRET_MIN_LENGTH = 16;
+/** The longest webhook secret svc takes. */
 export const WEBHOOK_SECRET_MAX_LENGTH = 256;
 
 /**

@@ -35,6 +35,7 @@ export interface DeliveryStore {
   close?(): void | Promise<void>;
 }
 
+/** What a claim found: the delivery is now ours (with the token to commit or release it), done already, or held by another attempt. */
 export type ClaimResult =
   | { readonly state: 'claimed'; readonly token: string }
   | { readonly state: 'done' }

@@ -4,6 +4,7 @@ import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { MEMORY_STORE_OPTIONS } from './store-options';
 import { IdTable, idWords } from './id-table';
 
+/** Options of `memoryStore(options)`; docs/options.md lists them with their bounds. */
 export interface MemoryStoreOptions {
   /** How long a handled id is remembered, in ms. Default: one day plus an hour (the sender's retry window plus margin). */
   retentionMs?: number;
@@ -15,6 +16,7 @@ export interface MemoryStoreOptions {
   logger?: Pick<WebhookLogger, 'warn'>;
 }
 
+/** What the memory store holds now (`store.stats()`). */
 export interface MemoryStoreStats {
   /** Ids remembered as done. */
   ids: number;

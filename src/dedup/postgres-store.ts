@@ -24,6 +24,7 @@ export interface PostgresPool {
   end?(): Promise<void>;
 }
 
+/** Options of `postgresStore(options)`; docs/options.md lists them with their bounds. */
 export interface PostgresStoreOptions {
   /** A node-postgres `Pool`. The store does not close it; give it an `error` listener (pg requires one for idle clients). */
   pool?: PostgresPool;

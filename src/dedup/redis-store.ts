@@ -16,6 +16,7 @@ export interface RedisCommander {
   once?(event: 'ready', listener: () => void): unknown;
 }
 
+/** Options of `redisStore(options)`; docs/options.md lists them with their bounds. */
 export interface RedisStoreOptions {
   /** A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`). The store does not close it. */
   client?: RedisCommander;

@@ -3,6 +3,7 @@
 /** The event types the spec names. Others may be added; they are delivered as BoardUnknownEvent to onAny. */
 export type BoardEventType = 'task.created' | 'task.updated' | 'task.archived' | 'task.restored' | 'task.moved_in' | 'task.moved_out' | 'task.comment.created' | 'task.comment.updated' | 'task.comment.deleted' | 'ping';
 
+/** A UUID in 8-4-4-4-12 hexadecimal form. */
 export type Uuid = string;
 
 /** ISO 8601 UTC timestamp. */
@@ -11,12 +12,14 @@ export type Timestamp = string;
 /** A uint64 carried as a decimal string to keep its precision. */
 export type Uint64 = string;
 
+/** The board the event belongs to: `{ id, key, name }`. */
 export interface Board {
   id: string;
   key: string;
   name: string;
 }
 
+/** Who made the change: a person or a bot; null for changes the server made itself. */
 export interface Actor {
   id: string;
   is_bot: boolean;
@@ -51,12 +54,14 @@ export interface MovedBoardChange {
   before: unknown;
 }
 
+/** A file attached to a comment; `size` is a uint64 carried as a string. */
 export interface Attachment {
   mime: string;
   name: string;
   size: Uint64;
 }
 
+/** The comment of a `task.comment.*` event. */
 export interface Comment {
   id: string;
   author_id: string;
@@ -66,6 +71,7 @@ export interface Comment {
   attachments: Array<Attachment>;
 }
 
+/** The task an event is about, with every field of the spec (list elements as they are delivered). */
 export interface Task {
   id: Uuid;
   /** Board key, hyphen, task number. */

@@ -31,6 +31,7 @@ export function redactSecrets(text: string): string {
   });
 }
 
+/** Where `redactingStream` writes: anything with `write(text)`, such as process.stdout. */
 export interface LineWriter {
   write(chunk: string): unknown;
 }

@@ -58,6 +58,8 @@ export interface DeliveryRecord {
   readonly body?: Buffer;
 }
 
+/** Inbox mode: at receive time `enqueued` or `duplicate`; for each processing attempt `processed`, `retried` or `dead`. */
 export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';
 
+/** An `onDelivery` listener: told of every answered request, after the answer is decided. */
 export type DeliveryListener = (record: DeliveryRecord) => void;

@@ -25,6 +25,7 @@ export const SEQUENCE_TRACKER_OPTIONS = {
   maxGaps: numberOption({ doc: 'Open gaps kept per board; past it the oldest gap is given up on (a dropped queue never fills it).', unit: 'count', default: 1_000, min: 1 }),
 };
 
+/** Options of `boardSequenceTracker(options)`. */
 export interface SequenceTrackerOptions {
   /** Tasks whose last applied sequence is remembered; the least recently applied are forgotten. Default 100,000. */
   maxTasks?: number;
@@ -38,6 +39,7 @@ interface BoardState {
   readonly gaps: Array<{ from: number; to: number }>;
 }
 
+/** Tells a stale task snapshot and the gaps in a board's sequence, in one process (direct mode). */
 export class BoardSequenceTracker {
   private readonly boards = new Map<string, BoardState>();
   private readonly tasks = new Map<string, number>();
@@ -141,6 +143,7 @@ function taskKey(event: SequencedBoardEvent): string | undefined {
   return typeof taskId === 'string' && taskId !== '' ? `${event.board.id}\u0000${taskId}` : undefined;
 }
 
+/** A tracker of board sequence numbers: `const tracker = boardSequenceTracker()`. */
 export function boardSequenceTracker(options?: SequenceTrackerOptions): BoardSequenceTracker {
   return new BoardSequenceTracker(options);
 }

@@ -46,6 +46,7 @@ export interface DeliveryContext {
   readonly attempt: number;
 }
 
+/** What a board handler gets beside the event. */
 export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   readonly webhook: 'board';
   /** The event type, `event.type`. */
@@ -69,6 +70,7 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   readonly gap?: SequenceGap;
 }
 
+/** What a bot handler gets beside the event data. */
 export interface BotContext extends DeliveryContext {
   readonly webhook: 'bot';
   /** The event kind: the name of the one member of `update.event`. */
@@ -86,7 +88,9 @@ export interface BotContext extends DeliveryContext {
 /** The `messageCreate` data a `.command()` handler gets: its message always carries the command. */
 export type CommandData = MessageCreateData & { message: Message & { command: Command } };
 
+/** A board handler: `(event, ctx) => void | Promise<void>`; a throw or rejection fails the delivery (retried). */
 export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E>) => Awaitable<unknown>;
+/** A bot handler: `(data, ctx) => void | Promise<void>`; a throw or rejection fails the delivery (retried). */
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
 export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener } from '../observe/delivery-record';

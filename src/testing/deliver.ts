@@ -3,6 +3,7 @@ import type { App } from 'supertest/types';
 import { DEFAULT_PATHS } from '../webhooks/options';
 import { signBoardEvent, signBotUpdate, type BoardSignOptions, type SignOptions, type SignedDelivery } from './sign-delivery';
 
+/** Options of `deliverBoardEvent` and `deliverBotUpdate`: how the test delivery is signed and where it goes. */
 export interface DeliverOptions {
   /** The path the webhook is mounted at; default `/webhooks/board` or `/webhooks/bot`. */
   path?: string;

@@ -12,6 +12,7 @@ export type BotEnvelopeOverrides = Partial<Pick<BotWebhookUpdate, 'id' | 'botUse
 
 /** The board event types and bot event kinds there is an example of. */
 export const exampleBoardTypes = Object.keys(boardFixtures) as BoardFixtureName[];
+/** The bot event kinds there is an example of. */
 export const exampleBotKinds = (Object.keys(botFixtures) as BotFixtureName[]).filter((name) => !name.includes('.')) as Array<keyof BotEventMap>;
 
 function fixture(table: Readonly<Record<string, unknown>>, name: string, what: string): Record<string, unknown> {

@@ -12,6 +12,7 @@ export interface SignedDelivery {
   readonly headers: Record<string, string>;
 }
 
+/** How a test delivery is signed. */
 export interface SignOptions {
   /** The webhook secret. */
   secret: string;
@@ -19,6 +20,7 @@ export interface SignOptions {
   deliveryId?: string;
 }
 
+/** How a test board event is signed: the secret, and the timestamp and event type headers. */
 export interface BoardSignOptions extends SignOptions {
   /** X-Svc-Timestamp in Unix seconds; default now. Set it to test stale deliveries. */
   timestamp?: number;
@@ -26,7 +28,9 @@ export interface BoardSignOptions extends SignOptions {
   eventType?: string;
 }
 
+/** The User-Agent svc sends board deliveries with. */
 export const BOARD_USER_AGENT = 'Svc-Webhook/1.0';
+/** The User-Agent svc sends bot deliveries with. */
 export const BOT_USER_AGENT = 'SvcBot-Webhook/1.0';
 
 function hmacHex(secret: string, ...parts: string[]): string {

@@ -19,6 +19,7 @@ export interface BotSecretClaim {
   readonly botId: string;
 }
 
+/** Many boards or bots: the secret(s) of the one a delivery claims, or undefined when it is not connected here. */
 export type SecretResolver<C> = (claim: C) => SecretAnswer | PromiseLike<SecretAnswer>;
 
 export type { SecretLookupOptions } from './secret-lookup-options';

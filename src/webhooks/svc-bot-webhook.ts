@@ -10,6 +10,7 @@ import { assembleWebhook } from './assemble-webhook';
 import { settings, type BotWebhookOptions } from './options';
 import { listeners, type WebhookMiddlewareBase } from './webhook-methods';
 
+/** A bot event kind the spec names. */
 export type BotEventKind = keyof BotEventMap;
 
 /** The bot webhook: an Express middleware (also a node:http handler) with its handler registration. */

@@ -18,6 +18,7 @@ import type { RequestFacts } from '../internal/request-access';
 import { schemaRefusal, type SchemaName } from '../validate/validate-payload';
 import { secretKeys } from '../verify/secret-keys';
 
+/** The input of `verifyBotDelivery`: the raw body, the headers and the secret. */
 export interface VerifyDeliveryInput {
   /** The raw body exactly as it was received: the signature is over these bytes. */
   body: string | Uint8Array;
@@ -33,6 +34,7 @@ export interface VerifyDeliveryInput {
   schemaPolicy?: 'reject' | 'skip';
 }
 
+/** The input of `verifyBoardDelivery`: the bot input and the timestamp tolerance. */
 export interface VerifyBoardDeliveryInput extends VerifyDeliveryInput {
   /** Largest distance between X-Svc-Timestamp and now, either way, in seconds; default 300. */
   toleranceSeconds?: number;

@@ -53,11 +53,13 @@ export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
   schemaPolicy?: SchemaPolicy;
 }
 
+/** The options of `svcBoardWebhook`: the common ones and the timestamp tolerance. */
 export interface BoardWebhookOptions extends WebhookOptions<BoardSecretClaim> {
   /** Largest accepted distance between X-Svc-Timestamp and now, either way, in seconds. Default 300. */
   toleranceSeconds?: number;
 }
 
+/** The options of `svcBotWebhook`. */
 export type BotWebhookOptions = WebhookOptions<BotSecretClaim>;
 
 /** The paths the webhooks answer by default. */

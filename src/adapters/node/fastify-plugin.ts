@@ -16,12 +16,14 @@ export interface FastifyInstanceLike {
   setNotFoundHandler?(handler: (request: { readonly raw: IncomingMessage; readonly url: string }, reply: FastifyReplyLike) => unknown): unknown;
 }
 
+/** The parts of a Fastify reply the plugin uses. */
 export interface FastifyReplyLike {
   code(status: number): FastifyReplyLike;
   header(name: string, value: string): FastifyReplyLike;
   send(body: string): FastifyReplyLike;
 }
 
+/** Options of `fastifyWebhook(webhook, options)`. */
 export interface FastifyWebhookOptions {
   /** The route's path; default the webhook's `path`. */
   path?: string;
