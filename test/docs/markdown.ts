@@ -118,3 +118,13 @@ export function links(file: string): Link[] {
   }
   return out;
 }
+
+/** Repository paths named in inline code outside fences (`src/…`, `test/…`, `examples/…` and so on). */
+export function codePaths(file: string): Link[] {
+  const out: Link[] = [];
+  for (const line of lines(read(file))) {
+    if (line.inFence) continue;
+    for (const m of line.text.matchAll(/`((?:src|test|examples|scripts|bench|schemas|sql|docs)\/[\w./-]+)`/g)) out.push({ file, line: line.number, target: m[1]! });
+  }
+  return out;
+}
