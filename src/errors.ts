@@ -1,7 +1,8 @@
 /**
- * The one error model of the library. The `code` is the contract: it is stable, documented in the
- * README and sent in every error response; the message is for people and may change. Messages are
- * written by this library only (a handler's own error stays in `cause`), so they are safe to send.
+ * The one error model of the library. The `code` is the contract: it is stable, documented in
+ * docs/errors.md and sent in every error response; the message is for people and may change.
+ * Messages are written by this library only (a handler's own error stays in `cause`), so they are
+ * safe to send.
  */
 export const errorStatus = {
   /** The middleware was mounted after a body parser that consumed the request stream. */

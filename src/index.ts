@@ -1,3 +1,10 @@
+/**
+ * Receive svc board and bot webhooks: the webhooks (`svcBoardWebhook`, `svcBotWebhook`), their
+ * mounts, the standalone verifiers, the de-dup stores, the error model, the payload types, and the
+ * setup client. The guides are in the repository's docs/ folder.
+ *
+ * @module svc-webhooks
+ */
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
 export type { Middleware } from './adapters/node/express-middleware';

@@ -4,7 +4,7 @@ import { numberOption, readOptions } from '../internal/option-table';
  * This tracker answers the two questions a handler has: is this event's task snapshot older than
  * one already applied (so applying it would go back in time), and which sequence numbers of a board
  * have not arrived yet. It keeps its state in this process: across instances, keep the last applied
- * sequence next to the data it guards (see the README).
+ * sequence next to the data it guards (see docs/ordering.md).
  */
 export interface SequencedBoardEvent {
   /** A number, or the decimal string some senders use for uint64 values. */

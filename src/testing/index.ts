@@ -1,6 +1,8 @@
 /**
  * `svc-webhooks/testing`: sign deliveries as svc does, build valid example events, and POST them
  * to an app in one call. For tests and local tools, not for production code.
+ *
+ * @module svc-webhooks/testing
  */
 export {
   signBoardEvent,

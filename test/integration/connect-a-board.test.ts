@@ -1,6 +1,6 @@
 /**
- * The README's "Connecting a board" recipe, end to end: the setup client asks svc for a board webhook
- * with a generated secret, the integration stores it, and the running receiver's resolver reads it.
+ * The "Connecting a board" recipe of docs/many-boards.md, end to end: the setup client asks svc for
+ * a board webhook with a generated secret, the integration stores it, and the running receiver's resolver reads it.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';

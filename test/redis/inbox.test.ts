@@ -392,7 +392,7 @@ describe('inbox mode', () => {
     const seen: string[] = [];
     // The worker's own instance has looked nothing up yet, as in a separate process.
     const working = svcBotWebhook(options()).onAny((_data, ctx) => {
-      // Values go in fields: message strings are not scanned (see Logging in the README).
+      // Values go in fields: message strings are not scanned (see docs/observability.md).
       ctx.log.info({ careless: BOT_ONE, note: `the secret is ${BOT_ONE}` }, 'careless');
       seen.push(ctx.deliveryId);
       // The worker's own line about the failed attempt carries this error.

@@ -13,8 +13,8 @@ const PREFIX = 'fault:';
  * redis-server with AOF and `appendfsync always`: Redis writes and fsyncs each write before it
  * answers it, so a commit it acknowledged survives a crash of Redis and of the machine. The test
  * only kills the process, which `everysec` would survive as well (the write is in the kernel); it
- * runs the setting the README tells users to run, under which the promise also holds through a
- * power cut, and whose cost is part of what the receivers see.
+ * runs the setting docs/deduplication.md tells users to run, under which the promise also holds
+ * through a power cut, and whose cost is part of what the receivers see.
  */
 class RedisFaultServer implements StoreServer {
   readonly durability = 'AOF, appendfsync always';
