@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { FASTIFY_WEBHOOK_OPTIONS } from '../src/adapters/node/fastify-plugin';
 import { SVC_CLIENT_OPTIONS } from '../src/client/svc-client-options';
 import { MEMORY_STORE_OPTIONS, POSTGRES_STORE_OPTIONS, REDIS_STORE_OPTIONS } from '../src/dedup/store-options';
 import { WORK_OPTIONS } from '../src/inbox/work-options';
@@ -33,6 +34,7 @@ const SECTIONS: readonly Section[] = [
     table: BOT_WEBHOOK_OPTIONS,
     only: [],
   },
+  { title: '`fastifyWebhook(webhook, options?)`', intro: 'A webhook as a Fastify plugin: `fastify.register(fastifyWebhook(board), { prefix })`.', table: FASTIFY_WEBHOOK_OPTIONS },
   { title: '`work(options?)`', intro: 'Starts an inbox worker (inbox mode only).', table: WORK_OPTIONS },
   { title: '`memoryStore(options?)`', intro: 'The default de-dup store, in this process.', table: MEMORY_STORE_OPTIONS },
   { title: '`redisStore(options)`', intro: 'A de-dup store in Redis, shared by every receiver that uses it.', table: REDIS_STORE_OPTIONS },

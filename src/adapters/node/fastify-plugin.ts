@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../../receive/receiver';
 import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
+import { readOptions, stringOption } from '../../internal/option-table';
 import { requestPathname } from '../../internal/path-pattern';
 import { isSigned } from './misrouted';
 import { NODE_REQUEST } from './node-request';
@@ -29,6 +30,11 @@ export interface FastifyWebhookOptions {
   path?: string;
 }
 
+/** The declaration of every `fastifyWebhook()` option (docs/options.md is made from it). */
+export const FASTIFY_WEBHOOK_OPTIONS = {
+  path: stringOption({ doc: "The route's path, under the prefix the plugin is registered with.", default: undefined, defaultText: "the webhook's `path`" }),
+};
+
 /** A Fastify plugin: `fastify.register(fastifyWebhook(board))`. */
 export type FastifyWebhookPlugin = (instance: FastifyInstanceLike, options: unknown, done: (err?: Error) => void) => void;
 
@@ -40,7 +46,7 @@ export type FastifyWebhookPlugin = (instance: FastifyInstanceLike, options: unkn
  */
 export function fastifyWebhook(webhook: Middleware, options: FastifyWebhookOptions = {}): FastifyWebhookPlugin {
   const receiver = receiverOf(webhook, 'fastifyWebhook');
-  const path = options.path ?? receiver.path;
+  const path = readOptions(FASTIFY_WEBHOOK_OPTIONS, options, { factory: 'fastifyWebhook' }).path ?? receiver.path;
   return function svcFastifyWebhook(instance, _options, done) {
     instance.removeAllContentTypeParsers();
     // Every media type reaches the route untouched: the pipeline answers 415 itself.
