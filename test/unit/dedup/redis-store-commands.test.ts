@@ -1,33 +1,13 @@
 import { DEFAULT_RETENTION_MS } from '../../../src/dedup/delivery-store';
 import { redisStore, type RedisCommander } from '../../../src/dedup/redis-store';
+import { Redis, resetIoredis, scriptedClient } from '../../support/fake-ioredis';
 
 /**
  * The Redis store's own logic against a scripted client: the commands it sends, how it reads their
  * answers, its timeouts and its wait for a reconnecting client. What Redis does with the commands
  * (atomicity, expiry, the scripts) is tested against a real redis-server in test/redis/.
  */
-type Call = Array<string | number>;
-
-function fakeClient(answer: (call: Call) => Promise<unknown> = () => Promise.resolve('OK')) {
-  const calls: Call[] = [];
-  const readyListeners: Array<() => void> = [];
-  const client = {
-    status: 'ready' as string | undefined,
-    call: jest.fn((command: string, ...args: Array<string | number>) => {
-      const call = [command, ...args];
-      calls.push(call);
-      return answer(call);
-    }),
-    once: jest.fn((_event: 'ready', listener: () => void) => void readyListeners.push(listener)),
-    quit: jest.fn(() => Promise.resolve('OK')),
-    disconnect: jest.fn(),
-  };
-  const becomeReady = () => {
-    client.status = 'ready';
-    for (const listener of readyListeners.splice(0)) listener();
-  };
-  return { client, calls, becomeReady };
-}
+const fakeClient = scriptedClient;
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -248,31 +228,18 @@ describe('redis store options', () => {
 });
 
 describe('redis store made from a url', () => {
-  const made: Array<{ url: string; options: Record<string, unknown>; on: jest.Mock; quit: jest.Mock; disconnect: jest.Mock }> = [];
-
   function storeFromUrl(options: { commandTimeoutMs?: number; quitFails?: boolean } = {}) {
     let store: ReturnType<typeof redisStore> | undefined;
+    resetIoredis();
+    Redis.quitFails = options.quitFails === true;
     jest.isolateModules(() => {
-      jest.doMock('ioredis', () => ({
-        Redis: jest.fn((url: string, opts: Record<string, unknown>) => {
-          const client = {
-            url,
-            options: opts,
-            on: jest.fn(),
-            call: jest.fn(() => Promise.resolve(null)),
-            quit: jest.fn(() => (options.quitFails ? Promise.reject(new Error('already closed')) : Promise.resolve('OK'))),
-            disconnect: jest.fn(),
-          };
-          made.push(client);
-          return client;
-        }),
-      }));
+      jest.doMock('ioredis', () => ({ Redis }));
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { redisStore: make } = require('../../../src/dedup/redis-store') as typeof import('../../../src/dedup/redis-store');
       store = make({ url: 'redis://127.0.0.1:6390/2', ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }) });
     });
     jest.dontMock('ioredis');
-    return { store: store!, client: made[made.length - 1]! };
+    return { store: store!, client: Redis.made[Redis.made.length - 1]! };
   }
 
   it('creates a client tuned to fail fast: no offline queue, no retried requests, the command timeout', () => {

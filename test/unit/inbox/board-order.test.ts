@@ -1,4 +1,5 @@
 import { BOARD_PLACE_KEPT_MS, BoardOrder, type ScriptRunner } from '../../../src/inbox/board-order';
+import { scriptedClient } from '../../support/fake-ioredis';
 
 /**
  * Board order's own logic against a scripted client: which script each step sends, with which keys
@@ -7,14 +8,14 @@ import { BOARD_PLACE_KEPT_MS, BoardOrder, type ScriptRunner } from '../../../src
  */
 type Call = { script: string; numKeys: number; args: Array<string | number> };
 
+/** A scripted client whose every script answers `answer`; its calls read as script, keys count and arguments. */
 function fakeRedis(answer: unknown = null) {
   const calls: Call[] = [];
-  const redis: ScriptRunner = {
-    eval: jest.fn((script: string, numKeys: number, ...args: Array<string | number>) => {
-      calls.push({ script, numKeys, args });
-      return Promise.resolve(answer);
-    }),
-  };
+  const { client } = scriptedClient(([script, numKeys, ...args]) => {
+    calls.push({ script: script as string, numKeys: numKeys as number, args });
+    return Promise.resolve(answer);
+  });
+  const redis: ScriptRunner = client;
   return { redis, calls };
 }
 

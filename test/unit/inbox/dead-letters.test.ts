@@ -1,43 +1,16 @@
 import type { Redis } from 'ioredis';
 import { DeadLetters } from '../../../src/inbox/dead-letters';
 import { jobIdOf } from '../../../src/inbox/inbox-job';
+import { Queue, resetBullmq, type FakeJob } from '../../support/fake-bullmq';
 
 /**
  * The dead-letter set against scripted BullMQ queues: what it asks each queue, how it reads their
  * jobs, and what retry and drop do to a job. BullMQ itself (the failed set, job.retry, job.remove)
  * runs against a real redis-server in test/redis/inbox.test.ts.
  */
-type FakeJob = {
-  id?: string;
-  data: Record<string, unknown>;
-  finishedOn?: number;
-  attemptsMade: number;
-  failedReason?: string;
-  failed: boolean;
-  isFailed: jest.Mock;
-  retry: jest.Mock;
-  remove: jest.Mock;
-};
+jest.mock('bullmq', () => jest.requireActual('../../support/fake-bullmq'));
 
-type FakeQueue = { name: string; options: unknown; jobs: FakeJob[]; getFailed: jest.Mock; getJob: jest.Mock; close: jest.Mock; toKey: (type: string) => string };
-
-const queues: FakeQueue[] = [];
-
-jest.mock('bullmq', () => ({
-  Queue: jest.fn((name: string, options: unknown) => {
-    const queue: FakeQueue = {
-      name,
-      options,
-      jobs: [],
-      getFailed: jest.fn(() => Promise.resolve(queue.jobs.filter((j) => j.failed))),
-      getJob: jest.fn((id: string) => Promise.resolve(queue.jobs.find((j) => j.id === id))),
-      close: jest.fn(() => Promise.resolve()),
-      toKey: (type: string) => `app:${name}:${type}`,
-    };
-    queues.push(queue);
-    return queue;
-  }),
-}));
+const queues = Queue.made;
 
 function job(webhook: 'board' | 'bot', deliveryId: string | undefined, change: Partial<FakeJob> = {}): FakeJob {
   const made: FakeJob = {
@@ -59,10 +32,10 @@ const hdel = jest.fn((..._args: string[]) => Promise.resolve(1));
 const connection = { fake: 'redis', hdel } as unknown as Redis;
 
 function deadLetters() {
-  queues.length = 0;
+  resetBullmq();
   hdel.mockClear();
   const letters = new DeadLetters(connection, 'app');
-  const [board, bot] = queues as [FakeQueue, FakeQueue];
+  const [board, bot] = queues as [Queue, Queue];
   return { letters, board, bot };
 }
 

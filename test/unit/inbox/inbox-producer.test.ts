@@ -5,40 +5,16 @@ import { InboxProducer, jobOptions } from '../../../src/inbox/inbox-producer';
 import { inboxConnection } from '../../../src/inbox/redis-connection';
 import type { JobSource } from '../../../src/inbox/accepted-delivery';
 import type { Delivery } from '../../../src/internal/delivery';
+import { Queue, resetBullmq, script } from '../../support/fake-bullmq';
 
 /**
  * The receiving side of the inbox against a scripted BullMQ queue and connection: the job and job
  * options it adds, its enqueue timeout, the 503 it refuses with, and what it opens and closes.
  * BullMQ and Redis themselves are tested in test/redis/inbox.test.ts.
  */
-type FakeQueue = {
-  name: string;
-  options: { connection: unknown; prefix: string };
-  add: jest.Mock;
-  on: jest.Mock;
-  close: jest.Mock;
-  waitUntilReady: jest.Mock;
-};
+jest.mock('bullmq', () => jest.requireActual('../../support/fake-bullmq'));
 
-const queues: FakeQueue[] = [];
-let add: (name: string, job: InboxJob, options: unknown) => Promise<unknown> = () => Promise.resolve({});
-// How BullMQ's preparation of a queue's connection ends (it waits for Redis, then checks its version).
-let ready: () => Promise<unknown> = () => Promise.resolve({});
-
-jest.mock('bullmq', () => ({
-  Queue: jest.fn((name: string, options: FakeQueue['options']) => {
-    const queue: FakeQueue = {
-      name,
-      options,
-      add: jest.fn((...args: [string, InboxJob, unknown]) => add(...args)),
-      on: jest.fn(),
-      close: jest.fn(() => Promise.resolve()),
-      waitUntilReady: jest.fn(() => ready()),
-    };
-    queues.push(queue);
-    return queue;
-  }),
-}));
+const queues = Queue.made;
 
 type FakeConnection = { role: string; quit: jest.Mock; disconnect: jest.Mock };
 const connections: FakeConnection[] = [];
@@ -74,10 +50,8 @@ const req = { headers: {} };
 const never = () => new Promise<never>(() => undefined);
 
 beforeEach(() => {
-  queues.length = 0;
+  resetBullmq();
   connections.length = 0;
-  add = () => Promise.resolve({});
-  ready = () => Promise.resolve({});
   jest.clearAllMocks();
 });
 
@@ -142,7 +116,7 @@ describe('the inbox producer', () => {
 
   it('refuses the delivery with 503 inbox_unavailable, retry after 5 s, when Redis fails to take the job', async () => {
     const down = new Error('connection is closed');
-    add = () => Promise.reject(down);
+    script.add = () => Promise.reject(down);
     const refused = await new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(SvcWebhookError);
     expect(refused).toMatchObject({ code: 'inbox_unavailable', status: 503, retryAfter: 5, cause: down });
@@ -150,7 +124,7 @@ describe('the inbox producer', () => {
 
   it('refuses the delivery with 503 inbox_unavailable once Redis has not taken it within enqueueTimeoutMs', async () => {
     jest.useFakeTimers();
-    add = never;
+    script.add = never;
     let outcome: unknown = 'pending';
     void new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).then(
       () => (outcome = 'taken'),
@@ -204,22 +178,22 @@ describe('the inbox producer', () => {
 
   describe('a queue whose connection could not be prepared', () => {
     it('is let go (closed, its connection quit), so that the next delivery opens a new one', async () => {
-      ready = () => Promise.reject(new Error('Connection is closed.'));
-      add = () => Promise.reject(new Error('Connection is closed.'));
+      script.ready = () => Promise.reject(new Error('Connection is closed.'));
+      script.add = () => Promise.reject(new Error('Connection is closed.'));
       const producer = new InboxProducer(settings, 'board', jobs);
       await expect(producer.handoff({ delivery, body, request: req, receivedAt: 42 })).rejects.toMatchObject({ code: 'inbox_unavailable' });
       await new Promise((r) => setImmediate(r));
       expect(queues[0]!.close).toHaveBeenCalledTimes(1);
       expect(connections[0]!.quit).toHaveBeenCalledTimes(1);
-      ready = () => Promise.resolve({});
-      add = () => Promise.resolve({});
+      script.ready = () => Promise.resolve({});
+      script.add = () => Promise.resolve({});
       await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       expect(queues).toHaveLength(2);
       expect(queues[1]!.add).toHaveBeenCalledTimes(1);
     });
 
     it('is kept while Redis is still on its way: only a failed preparation lets it go', async () => {
-      ready = never;
+      script.ready = never;
       const producer = new InboxProducer(settings, 'board', jobs);
       await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
@@ -229,12 +203,12 @@ describe('the inbox producer', () => {
 
     it('that fails after close() closes nothing more: not itself again, nor the queue opened after it', async () => {
       let fail!: (err: Error) => void;
-      ready = () => new Promise((_, reject) => (fail = reject));
+      script.ready = () => new Promise((_, reject) => (fail = reject));
       const producer = new InboxProducer(settings, 'board', jobs);
       await producer.handoff({ delivery, body, request: req, receivedAt: 42 });
       const failing = fail;
       await producer.close();
-      ready = () => Promise.resolve({});
+      script.ready = () => Promise.resolve({});
       await producer.handoff({ delivery, body, request: req, receivedAt: 43 });
       failing(new Error('Connection is closed.'));
       await new Promise((r) => setImmediate(r));

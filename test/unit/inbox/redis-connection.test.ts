@@ -1,23 +1,15 @@
 import { inboxConnection, requireQueuePackages } from '../../../src/inbox/redis-connection';
+import { Redis, resetIoredis } from '../../support/fake-ioredis';
 
 /**
  * The inbox's ioredis clients against a scripted ioredis: the options each role gets (a producer
  * fails fast, a worker retries for ever), the reconnect delays, and the swallowed error events.
  */
-type FakeClient = { url: string; options: { retryStrategy: (n: number) => number } & Record<string, unknown>; on: jest.Mock };
-const clients: FakeClient[] = [];
+jest.mock('ioredis', () => jest.requireActual('../../support/fake-ioredis'));
 
-jest.mock('ioredis', () => ({
-  Redis: jest.fn((url: string, options: FakeClient['options']) => {
-    const client: FakeClient = { url, options, on: jest.fn() };
-    clients.push(client);
-    return client;
-  }),
-}));
+const clients = Redis.made;
 
-beforeEach(() => {
-  clients.length = 0;
-});
+beforeEach(() => resetIoredis());
 
 describe('the inbox\'s Redis connection', () => {
   it('for a producer, fails a command at once while Redis is unreachable: no offline queue, no retried request, a 2 s connect timeout', () => {

@@ -6,6 +6,7 @@ import { DeliveryTelemetry } from '../../../src/observe/telemetry';
 import { DEFAULT_RETENTION_MS } from '../../../src/dedup/delivery-store';
 import { BOARD_PLACE_KEPT_MS } from '../../../src/inbox/board-order';
 import { BOARD_SECRET, BOT_SECRET, fixture, onBoard } from '../../support/sign';
+import { resetBullmq } from '../../support/fake-bullmq';
 
 /**
  * The inbox worker's own logic, in process: BullMQ is replaced by fakes that keep the processor,
@@ -16,44 +17,7 @@ import { BOARD_SECRET, BOT_SECRET, fixture, onBoard } from '../../support/sign';
  * test/redis/.
  */
 
-jest.mock('bullmq', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { EventEmitter } = require('node:events') as typeof import('node:events');
-  // An EventEmitter, as BullMQ's queue is: an 'error' event nobody listens to throws.
-  class Queue extends EventEmitter {
-    static made: Queue[] = [];
-    readonly getJob = jest.fn((_id: string): Promise<unknown> => Promise.resolve(undefined));
-    readonly close = jest.fn(() => Promise.resolve());
-    constructor(
-      readonly name: string,
-      readonly opts: Record<string, unknown>,
-    ) {
-      super();
-      Queue.made.push(this);
-    }
-  }
-  class Worker {
-    static made: Worker[] = [];
-    readonly listeners = new Map<string, (...args: unknown[]) => unknown>();
-    readonly close = jest.fn(() => Promise.resolve());
-    constructor(
-      readonly name: string,
-      readonly processor: (job: unknown, token?: string) => Promise<void>,
-      readonly opts: Record<string, any>,
-    ) {
-      Worker.made.push(this);
-    }
-    on(event: string, listener: (...args: unknown[]) => unknown) {
-      this.listeners.set(event, listener);
-      return this;
-    }
-    emit(event: string, ...args: unknown[]) {
-      return this.listeners.get(event)?.(...args);
-    }
-  }
-  class DelayedError extends Error {}
-  return { Queue, Worker, DelayedError };
-});
+jest.mock('bullmq', () => jest.requireActual('../../support/fake-bullmq'));
 
 jest.mock('../../../src/inbox/redis-connection', () => ({
   ...jest.requireActual('../../../src/inbox/redis-connection'),
@@ -219,8 +183,7 @@ afterAll(() => process.off('unhandledRejection', onUnhandled));
 
 beforeEach(() => {
   unhandled.length = 0;
-  bull.Queue.made = [];
-  bull.Worker.made = [];
+  resetBullmq();
   jest.spyOn(Date, 'now').mockReturnValue(NOW);
 });
 
@@ -236,7 +199,7 @@ describe('inbox worker', () => {
       const { worker, queue, conn } = boardWorker();
       expect(inboxConnection).toHaveBeenLastCalledWith(URL, 'worker');
       expect(queue.name).toBe('board');
-      expect(queue.opts).toEqual({ connection: conn.connection, prefix: 'app' });
+      expect(queue.options).toEqual({ connection: conn.connection, prefix: 'app' });
       expect(worker.name).toBe('board');
       expect(worker.opts.connection).toBe(conn.connection);
       expect(worker.opts.prefix).toBe('app');
