@@ -89,18 +89,18 @@ export class Receiver<S, D extends Delivery> {
   private async process<R>(run: RequestRun<R>): Promise<Result> {
     const { kind, settings, handoff } = this.parts;
     let delivery: D | undefined;
-    let received: Received | undefined;
+    // What was read, for the record of a refusal: built only when there is one.
+    let body: Buffer | undefined;
+    let verified: Verified | undefined;
+    let payload: unknown;
     let hidden = NO_SECRETS;
     try {
       checkContentHeaders(run.facts);
       const signature = kind.verifier.readSignature(run.facts, run.receivedAt);
-      const body = await run.access.readBody(run.req, settings.maxBodyBytes);
-      received = { body, verified: false };
+      body = await run.access.readBody(run.req, settings.maxBodyBytes);
       const verifying = kind.verifier.verify(signature, body, run.facts);
-      const verified = isThenable<Verified>(verifying) ? await verifying : verifying;
-      received = { body, verified: true };
-      const payload = parseJson(body);
-      received = { body, verified: true, payload };
+      verified = isThenable<Verified>(verifying) ? await verifying : verifying;
+      payload = parseJson(body);
       const facts = { request: run.facts, verified, nowMs: run.receivedAt };
       const invalid = schemaRefusal(kind.schema, payload, settings.schemaPolicy, this.schemaWarning(run));
       // The refusal still names its delivery when the payload is well-formed enough to say which.
@@ -123,6 +123,7 @@ export class Receiver<S, D extends Delivery> {
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
+      const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified: verified !== undefined } : { body, verified: true, payload };
       return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), hidden };
     }
   }
