@@ -117,3 +117,10 @@ export {
   type TokenKind,
   type LineWriter,
 } from './client';
+/** The webhook watcher: reports each webhook svc fails, disables or pauses (docs/never-silently-disabled.md). */
+export { watchWebhooks } from './watch/watch-webhooks';
+/** The watcher's options, and the shapes of what it reports. */
+export type { WatchOptions, WatchBotOptions, WatchClient, BoardList, ProbeTarget } from './watch/watch-options';
+export type { WebhookHealth, WebhookStatus, WebhookChange, WebhookWatcher, WatchedWebhook, SvcTime } from './watch/watch-types';
+/** Every health a webhook can be reported in, in the order the CLI sorts them. */
+export { webhookHealths } from './watch/watch-types';

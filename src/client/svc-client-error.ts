@@ -13,9 +13,9 @@ export const clientErrorCodes = [
   'invalid_secret',
   /** The board id is empty. */
   'invalid_board_id',
-  /** svc answered 429: the ping route was called again within 10 seconds. */
+  /** svc answered 429 (the ping route: called again within 10 seconds); `retryAfter` says when to call again. */
   'rate_limited',
-  /** svc answered with another non-2xx status, or with a redirect (not followed). */
+  /** svc answered with another non-2xx status, or with a redirect (not followed); a 503 may carry `retryAfter`. */
   'svc_api_error',
   /** svc answered 2xx, but not with the JSON the route returns. */
   'invalid_response',

@@ -91,11 +91,17 @@ function statusError(response: Response, text: string, where: string, request: S
   const said = svcMessage(text, request);
   const suffix = said === undefined ? '' : `: ${said}`;
   if (status === 429) {
-    const retryAfter = Number(response.headers.get('retry-after'));
-    const options = Number.isFinite(retryAfter) && retryAfter > 0 ? { status, retryAfter } : { status };
-    return new SvcClientError('rate_limited', `${where}: rate limited by svc (429)${suffix}`, options);
+    return new SvcClientError('rate_limited', `${where}: rate limited by svc (429)${suffix}`, withRetryAfter(status, response));
   }
-  return new SvcClientError('svc_api_error', `${where}: svc answered ${status}${suffix}`, { status });
+  // A 503 may say when to come back, as a 429 does.
+  return new SvcClientError('svc_api_error', `${where}: svc answered ${status}${suffix}`, status === 503 ? withRetryAfter(status, response) : { status });
+}
+
+/** The status, and Retry-After in whole seconds when svc sent one: delta-seconds or an HTTP date. */
+function withRetryAfter(status: number, response: Response): { status: number; retryAfter?: number } {
+  const header = response.headers.get('retry-after')?.trim() ?? '';
+  const seconds = /^\d+$/.test(header) ? Number(header) : Math.ceil((Date.parse(header) - Date.now()) / 1000);
+  return Number.isFinite(seconds) && seconds > 0 ? { status, retryAfter: seconds } : { status };
 }
 
 /**

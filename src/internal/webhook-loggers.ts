@@ -85,3 +85,15 @@ function flushPino(logger: Logger): Promise<void> {
     }
   });
 }
+
+/**
+ * A scrubbed logger for a part of the library that is not one webhook (the webhook watcher): every
+ * line carries `bindings` and is scrubbed of `secrets`, credentials and tokens, as a webhook's are.
+ */
+export function scrubbedLogger(option: LoggerOption | undefined, bindings: Record<string, unknown>, secrets: readonly string[]): WebhookLogger {
+  if (option === false) return SILENT_LOGGER;
+  const parent = option ?? fallbackLogger();
+  if (isPinoLogger(parent)) return (parent as Logger).child(bindings, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) });
+  const sink = parent === CONSOLE_DEFAULT ? consoleJsonSink() : loggerSink(parent as LoggerLike);
+  return new SinkLogger(sink, lineScrub(secrets), bindings);
+}
