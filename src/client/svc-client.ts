@@ -141,14 +141,17 @@ export class SvcClient {
     return result;
   }
 
-  /** A GET whose 404 means "no webhook". */
+  /** A GET whose 404 means "no webhook"; a 2xx without a body is no state, never "no webhook". */
   async #orNull(request: SvcRequest): Promise<unknown> {
+    let json: unknown;
     try {
-      return (await svcRequest(this.#transport, request)).json ?? null;
+      json = (await svcRequest(this.#transport, request)).json;
     } catch (err) {
       if (err instanceof SvcClientError && err.status === 404) return null;
       throw err;
     }
+    if (json === undefined || json === null) throw new SvcClientError('invalid_response', `${request.method} ${request.path}: svc answered without a state`);
+    return json;
   }
 
   /** The bot webhook routes are called by the bot itself, with its bot token. */

@@ -87,13 +87,20 @@ export class Reenabler {
     if (rawUrl === undefined) return this.failed(input, record, { outcome: 'failed', message: `${who}: not re-enabled: svc's state holds no URL to PUT again` });
     const secret = await this.secretOf(target);
     if (typeof secret !== 'string') return this.failed(input, record, { outcome: 'no_secret', message: `${who}: not re-enabled: ${secret.problem} (a PUT without the receiver's secret would make svc generate one the receiver does not know)` });
-    if (target.webhook === 'board') record.notBefore = Math.max(record.notBefore, record.lastPing + PING_SPACING_MS);
-    if (clock() < record.notBefore) return false;
-    if (target.webhook === 'board') record.lastPing = clock();
+    // svc's ping: at most one per board per 10 s, whatever else asks this watcher to probe.
+    const pings = target.webhook === 'board' && this.settings.probe === undefined;
+    if (pings && clock() < record.lastPing + PING_SPACING_MS) {
+      record.notBefore = record.lastPing + PING_SPACING_MS;
+      return false;
+    }
+    const lastPing = record.lastPing;
+    if (pings) record.lastPing = clock();
     const probeTarget = target.webhook === 'board' ? { webhook: 'board' as const, boardId: target.boardId, url: rawUrl } : { webhook: 'bot' as const, url: rawUrl };
     const client = target.webhook === 'board' ? this.settings.client : this.settings.bot!.client;
     const found = await probe({ target: probeTarget, client, custom: this.settings.probe, fetch: this.settings.fetch });
     if (found.kind === 'wait') {
+      // svc sent no ping: its Retry-After, not our spacing, says when the next may go.
+      record.lastPing = lastPing;
       record.notBefore = clock() + found.ms;
       this.logger.info({ webhook: target.webhook, ...boardField(target), retryInMs: found.ms }, `${who}: svc rate-limited the probe (429); probing again in ${duration(found.ms)}`);
       return false;

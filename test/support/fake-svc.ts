@@ -42,6 +42,8 @@ export interface FakeRequest {
   readonly at: number;
   readonly body: string;
   readonly authorization: string | undefined;
+  /** The status answered, once answered. */
+  status?: number;
 }
 
 export interface FakeSvcOptions {
@@ -74,8 +76,8 @@ export interface FakeSvc {
   webhook(which: Which): FakeWebhook | undefined;
   /** A new board the person manages, with a webhook unless `webhook: false`. */
   addBoard(options?: { webhook?: boolean }): string;
-  /** Deliveries fail from now on (sets `failingSince` once, and `lastError`). */
-  failDeliveries(which: Which, error?: string): void;
+  /** Deliveries fail from now on, or from `since` (sets `failingSince` once, and `lastError`). */
+  failDeliveries(which: Which, error?: string, since?: number): void;
   /** A delivery succeeds: `failingSince` cleared, `lastOkAt` now, one pending delivered. */
   succeedDelivery(which: Which): void;
   /** New events: queued unless paused or disabled. */
@@ -85,6 +87,8 @@ export interface FakeSvc {
   /** A board webhook paused for a reason the spec does not list. */
   setPausedReason(boardId: string, reason: string | null): void;
   deleteWebhook(which: Which): void;
+  /** The secret the webhook was registered with (as an earlier PUT would have set it). */
+  setSecret(which: Which, secret: string): void;
   fault(which: Which | '*', fault: Fault | undefined): void;
   setTimeFormat(format: TimeFormat): void;
   /** The person's token is revoked: every board route answers 401. */
@@ -310,7 +314,11 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
       const isPing = board?.[2] === '/ping' && req.method === 'POST';
       const kind = `${req.method} ${isPing ? 'ping' : which === 'bot' ? 'bot' : which === undefined ? 'other' : 'board'}`;
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
-      if (record) requests.push({ method: req.method ?? '', path, which, at: now(), body, authorization: req.headers.authorization });
+      if (record) {
+        const entry: FakeRequest = { method: req.method ?? '', path, which, at: now(), body, authorization: req.headers.authorization };
+        requests.push(entry);
+        res.on('finish', () => (entry.status = res.statusCode));
+      }
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       res.on('close', () => inFlight--);
@@ -340,9 +348,9 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
     violations,
     webhook: (which) => webhooks.get(which),
     addBoard,
-    failDeliveries(which, error = 'receiver answered 500') {
+    failDeliveries(which, error = 'receiver answered 500', since = now()) {
       const hook = need(which);
-      hook.failingSince ??= now();
+      hook.failingSince ??= since;
       hook.lastError = error;
     },
     succeedDelivery(which) {
@@ -366,6 +374,9 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
     deleteWebhook(which) {
       webhooks.set(which, undefined);
     },
+    setSecret(which, secret) {
+      need(which).secret = secret;
+    },
     fault(which, fault) {
       if (fault === undefined) faults.delete(which);
       else faults.set(which, { ...fault });
@@ -383,6 +394,7 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
     now,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        if (!server.listening) return resolve();
         for (const res of held) res.destroy();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
