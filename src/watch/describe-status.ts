@@ -59,9 +59,10 @@ export function when(time: SvcTime | undefined): string {
   return time.ms === undefined ? `"${time.raw}" (a time format not read)` : new Date(time.ms).toISOString();
 }
 
-/** 45 s, 12 min, 3 h 5 min, 2 d 4 h. */
+/** 250 ms, 45 s, 12 min, 3 h 5 min, 2 d 4 h. */
 export function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = Math.round(ms / 1000);
   if (s < 60) return `${s} s`;
   const min = Math.round(s / 60);
   if (min < 60) return `${min} min`;

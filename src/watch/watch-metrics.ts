@@ -4,14 +4,15 @@ import { webhookHealths, type WebhookChange, type WebhookHealth, type WebhookSta
 
 const SCOPE = 'svc-webhooks';
 export const METRIC_WEBHOOKS = 'svc.webhook.watch.webhooks';
-export const METRIC_UNHEALTHY = 'svc.webhook.watch.unhealthy';
+export const METRIC_STATE = 'svc.webhook.watch.state';
 export const METRIC_TRANSITIONS = 'svc.webhook.watch.transitions';
 export const METRIC_POLLS = 'svc.webhook.watch.polls';
 export const METRIC_REENABLES = 'svc.webhook.watch.reenables';
 /**
- * Series of the per-board gauge at most: only webhooks that are not healthy get one, the first this
- * many of them. A healthy board has none (10,000 boards would be 10,000 series); every webhook is
- * counted in the per-state gauge.
+ * Boards with series of their own in the per-board gauge, at most: the first this many seen not
+ * healthy get them, for the watcher's life (an SDK keeps a series it was once given, so a board is
+ * never dropped for another). A healthy board has none until then (10,000 boards would be 60,000
+ * series); every webhook is counted in the per-state gauge, and the log names each.
  */
 export const MAX_BOARD_SERIES = 100;
 
@@ -30,8 +31,9 @@ interface Instruments {
  * The watcher's OpenTelemetry metrics, through `@opentelemetry/api` when it is installed and a
  * meter provider is registered (looked up at each poll, so one registered later is found):
  * - `svc.webhook.watch.webhooks`: gauge, webhooks per `svc.webhook` (board, bot) and `svc.webhook.state`;
- * - `svc.webhook.watch.unhealthy`: gauge, 1 per webhook that is not healthy, with its
- *   `svc.webhook.board_id` (at most MAX_BOARD_SERIES boards) and state;
+ * - `svc.webhook.watch.state`: gauge per webhook and state, 1 for its state and 0 for the others
+ *   (a state set), for the bot and for each board once seen not healthy (at most MAX_BOARD_SERIES,
+ *   by `svc.webhook.board_id`);
  * - `svc.webhook.watch.transitions`: counter of changes, by webhook, `svc.webhook.state` and
  *   `svc.webhook.previous_state`;
  * - `svc.webhook.watch.polls`: counter of polls, by webhook and the state they found;
@@ -42,6 +44,8 @@ export class WatchMetrics {
   private readonly otel: Api | null = loadApi();
   private provider: OtelApi.MeterProvider | undefined;
   private instruments: Instruments | undefined;
+  /** Boards with series in the per-board gauge, kept for the watcher's life. */
+  private readonly tracked = new Set<string>();
 
   constructor(private readonly statuses: () => Iterable<WebhookStatus>) {}
 
@@ -85,13 +89,13 @@ export class WatchMetrics {
 
   private make(meter: OtelApi.Meter): Instruments {
     const webhooks = meter.createObservableGauge(METRIC_WEBHOOKS, { description: 'Watched webhooks, by webhook and health as svc reports it', unit: '{webhook}' });
-    const unhealthy = meter.createObservableGauge(METRIC_UNHEALTHY, { description: 'Webhooks that are not healthy (1 each), by board and health; at most 100 boards', unit: '{webhook}' });
+    const states = meter.createObservableGauge(METRIC_STATE, { description: "A webhook's health: 1 for its state, 0 for the others; the bot, and boards once seen not healthy (at most 100)", unit: '{webhook}' });
     const count: OtelApi.ObservableCallback = (result) => this.observeCounts(result);
-    const each: OtelApi.ObservableCallback = (result) => this.observeUnhealthy(result);
+    const each: OtelApi.ObservableCallback = (result) => this.observeStates(result);
     webhooks.addCallback(count);
-    unhealthy.addCallback(each);
+    states.addCallback(each);
     return {
-      gauges: [webhooks, unhealthy],
+      gauges: [webhooks, states],
       callbacks: [count, each],
       transitions: meter.createCounter(METRIC_TRANSITIONS, { description: 'Changes of health of watched webhooks', unit: '{change}' }),
       polls: meter.createCounter(METRIC_POLLS, { description: 'Polls of webhook state, by the health they found', unit: '{poll}' }),
@@ -114,12 +118,20 @@ export class WatchMetrics {
     }
   }
 
-  private observeUnhealthy(result: OtelApi.ObservableResult): void {
-    let boards = 0;
+  private observeStates(result: OtelApi.ObservableResult): void {
+    const now = new Map<string, WebhookHealth>();
     for (const status of this.statuses()) {
-      if (status.state === 'healthy') continue;
-      if (status.webhook === 'bot') result.observe(1, { 'svc.webhook': 'bot', 'svc.webhook.state': status.state });
-      else if (boards++ < MAX_BOARD_SERIES) result.observe(1, { 'svc.webhook': 'board', 'svc.webhook.board_id': status.boardId, 'svc.webhook.state': status.state });
+      if (status.webhook === 'bot') {
+        for (const state of webhookHealths) result.observe(state === status.state ? 1 : 0, { 'svc.webhook': 'bot', 'svc.webhook.state': state });
+        continue;
+      }
+      now.set(status.boardId, status.state);
+      if (status.state !== 'healthy' && this.tracked.size < MAX_BOARD_SERIES) this.tracked.add(status.boardId);
+    }
+    // A tracked board no longer watched reads 0 in every state.
+    for (const boardId of this.tracked) {
+      const current = now.get(boardId);
+      for (const state of webhookHealths) result.observe(state === current ? 1 : 0, { 'svc.webhook': 'board', 'svc.webhook.board_id': boardId, 'svc.webhook.state': state });
     }
   }
 
@@ -127,6 +139,10 @@ export class WatchMetrics {
     const instruments = this.instruments;
     this.instruments = undefined;
     if (instruments === undefined) return;
-    instruments.gauges.forEach((gauge, i) => gauge.removeCallback(instruments.callbacks[i]!));
+    try {
+      instruments.gauges.forEach((gauge, i) => gauge.removeCallback(instruments.callbacks[i]!));
+    } catch {
+      // An SDK that throws here keeps a callback that reads a watcher no longer polling: harmless.
+    }
   }
 }

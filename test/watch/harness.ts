@@ -62,9 +62,9 @@ export async function harness(svcOptions: FakeSvcOptions = {}, clientTimeoutMs =
 }
 
 /** Waits until `check` holds, polling every 10 ms; fails with `what` after `ms`. */
-export async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
