@@ -11,6 +11,8 @@ export interface CliIo {
   readonly sleep: (ms: number) => Promise<void>;
   /** Marks a token or secret the run was given, so no output ever shows it (set by `main`). */
   readonly holdSecret?: (value: string) => string;
+  /** Resolves when the user asks a long-running command (`status --watch`) to stop: Ctrl-C or SIGTERM. */
+  readonly interrupted?: () => Promise<void>;
 }
 
 export function processIo(): CliIo {
@@ -22,5 +24,15 @@ export function processIo(): CliIo {
     interactive: process.stderr.isTTY === true,
     fetch: globalThis.fetch,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    // Listened for only when a command waits for it: other commands keep Ctrl-C's default.
+    interrupted: () => new Promise((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }),
   };
 }

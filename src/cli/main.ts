@@ -11,11 +11,12 @@ import { botWebhookCommand } from './commands/bot-webhook';
 import { postgresCommand } from './commands/postgres';
 import { inboxCommand } from './commands/inbox';
 import { sendCommand } from './commands/send';
+import { statusCommand } from './commands/status';
 import { verifyCommand } from './commands/verify';
 import { versionCommand } from './commands/version';
 import { oneLine } from './format';
 
-const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand];
+const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, statusCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand];
 
 /** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
 const LOCAL_INPUT_CODES = new Set<ClientErrorCode>(['invalid_base_url', 'invalid_token', 'invalid_url', 'invalid_secret', 'invalid_board_id']);
@@ -31,7 +32,7 @@ function overview(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Run svc-webhooks <command> --help for the options of a command.',
-    'Exit codes: 0 success, 1 failure, 2 usage error.',
+    'Exit codes: 0 success, 1 failure, 2 usage error, 3 svc could not be reached (status, board-webhook reenable).',
     '',
   ].join('\n');
 }

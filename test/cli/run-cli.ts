@@ -20,6 +20,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   fetch?: typeof fetch;
+  /** `status --watch` stops when this resolves. */
+  interrupted?: () => Promise<void>;
 }
 
 /** Runs the CLI in this process, with captured output and waits that return at once. */
@@ -35,6 +37,7 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
     interactive: false,
     fetch: options.fetch ?? globalThis.fetch,
     sleep: async (ms) => void sleeps.push(ms),
+    ...(options.interrupted === undefined ? {} : { interrupted: options.interrupted }),
   };
   const code = await main(args, io);
   return { code, stdout, stderr, sleeps };

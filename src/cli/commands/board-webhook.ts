@@ -3,10 +3,12 @@ import type { Command } from '../command';
 import { formatFields, printable, withoutCredentials } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
-import { optionalSecret } from '../read-input';
+import { optionalSecret, requiredSecret } from '../read-input';
+import { reenable } from './board-webhook-reenable';
 import { refuseSetOnlyOptions, SETUP_OPTIONS, setupClient } from '../setup-client';
 
 const help = `Usage: svc-webhooks board-webhook set|get|delete|ping --board <id> [options]
+       svc-webhooks board-webhook reenable <id> [--secret-file <file>] [options]
 
 Manage a board's webhook through svc's setup routes (/api/boards/{id}/webhook), as a
 person with MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace
@@ -20,15 +22,20 @@ only in the Authorization header; it is never accepted on the command line.
   delete   remove the webhook; svc marks its queue failed
   ping     have svc send a ping event now and report your receiver's answer
            (at most once per 10 seconds per board)
+  reenable re-enable a webhook svc disabled: svc's ping must reach your receiver (a 429
+           is waited out once), then one PUT of the same URL with your receiver's
+           secret (--secret-file or SVC_WEBHOOK_SECRET; required, so svc never
+           generates a new one). Exit 0 re-enabled (or not disabled), 1 not, 3 svc
+           could not be reached
 
 Options:
   --board <id>           the board id
   --base-url <url>       svc's base address (or SVC_BASE_URL)
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
-  --secret-file <file>   set: read the webhook secret (16 to 256 characters) from a file
-                         (or set SVC_WEBHOOK_SECRET)
-  --secret <secret>      set: the secret on the command line; avoid it for real secrets,
+  --secret-file <file>   set, reenable: read the webhook secret (16 to 256 characters)
+                         from a file (or set SVC_WEBHOOK_SECRET)
+  --secret <secret>      set, reenable: the secret on the command line; avoid it for real secrets,
                          as it stays in shell history and process lists
   --json                 print the answer as JSON
   --allow-insecure-http  send the token over plain http:// to a host other than this
@@ -46,18 +53,22 @@ const TOKEN_ENV = 'SVC_TOKEN';
 
 export const boardWebhookCommand: Command = {
   name: 'board-webhook',
-  summary: 'set, get, delete or ping a board webhook (token from SVC_TOKEN)',
+  summary: 'set, get, delete, ping or re-enable a board webhook (token from SVC_TOKEN)',
   help,
   async run(args, io) {
     const { values, positionals } = parseOptions('board-webhook', args, {
       board: { type: 'string' },
       ...SETUP_OPTIONS,
     });
-    if (positionals.length !== 1) throw usageError('board-webhook takes one action: set, get, delete or ping (see svc-webhooks board-webhook --help)');
-    const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping'] as const, 'the action')!;
-    refuseSetOnlyOptions('board-webhook', action, values);
-    const board = values.board;
-    if (board === undefined || board.trim() === '') throw usageError('--board <id> is required');
+    const takesId = positionals[0] === 'reenable' && positionals.length === 2;
+    if (positionals.length !== 1 && !takesId) throw usageError('board-webhook takes one action: set, get, delete, ping or reenable (see svc-webhooks board-webhook --help)');
+    const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping', 'reenable'] as const, 'the action')!;
+    if (action === 'reenable') {
+      if (values.url !== undefined) throw usageError('--url belongs to board-webhook set: reenable PUTs the URL svc holds');
+    } else refuseSetOnlyOptions('board-webhook', action, values);
+    if (takesId && values.board !== undefined) throw usageError('name the board once: reenable <id> or --board <id>');
+    const board = takesId ? positionals[1] : values.board;
+    if (board === undefined || board.trim() === '') throw usageError(action === 'reenable' ? 'reenable needs the board id: board-webhook reenable <id>' : '--board <id> is required');
     const { client } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV, values['allow-insecure-http'] === true);
     const json = values.json === true;
     const print = (value: unknown): void => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -86,6 +97,10 @@ export const boardWebhookCommand: Command = {
       await withProgress(io, 'deleting the board webhook', () => client.deleteBoardWebhook(board));
       io.stdout.write(json ? '{ "deleted": true }\n' : `board webhook of board ${board} deleted; svc marked its queue failed\n`);
       return 0;
+    }
+    if (action === 'reenable') {
+      const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      return reenable(io, { client, board, secret, json });
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));
     if (json) print(withoutCredentials(result));

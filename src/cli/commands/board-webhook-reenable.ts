@@ -1,0 +1,44 @@
+import type { SvcClient } from '../../client/svc-client';
+import { reenableOnce } from '../../watch/reenable-once';
+import { webhookSecretProblem } from '../../client/webhook-secret';
+import { CliError, EXIT_UNREACHABLE, usageError } from '../cli-error';
+import type { CliIo } from '../cli-io';
+import { printable } from '../format';
+import { withProgress } from '../progress';
+import { statusJson } from '../status-lines';
+
+export interface ReenableArgs {
+  readonly client: SvcClient;
+  readonly board: string;
+  readonly secret: string;
+  readonly json: boolean;
+}
+
+/**
+ * `board-webhook reenable <id>`: the watcher's re-enable, once, by hand. Prints each step taken and
+ * the state svc reports after; exit 0 re-enabled (or not disabled), 1 not, 3 svc did not tell.
+ */
+export async function reenable(io: CliIo, args: ReenableArgs): Promise<number> {
+  const { board } = args;
+  const problem = webhookSecretProblem(args.secret);
+  if (problem !== undefined) throw usageError(`the webhook secret is refused: ${problem}`);
+  const result = await withProgress(io, 're-enabling: ping, then PUT', () => reenableOnce({ client: args.client, boardId: board, secret: args.secret, sleep: io.sleep }));
+  if (args.json) {
+    io.stdout.write(`${JSON.stringify({ outcome: result.outcome, steps: result.steps, webhook: statusJson(result.status) }, null, 2)}\n`);
+  } else {
+    for (const step of result.steps) io.stdout.write(`${printable(step)}\n`);
+  }
+  const state = `svc reports the board webhook of board ${printable(board)} ${printable(result.status.summary)}`;
+  switch (result.outcome) {
+    case 'reenabled':
+    case 'not_disabled':
+      if (!args.json) io.stdout.write(`${result.outcome === 'not_disabled' ? 'nothing to do: ' : ''}${state}\n`);
+      return 0;
+    case 'unreachable':
+      throw new CliError(state, EXIT_UNREACHABLE);
+    case 'missing':
+      throw new CliError(`${state}; set it with board-webhook set`);
+    default:
+      throw new CliError(`not re-enabled; ${state}`);
+  }
+}

@@ -1,0 +1,101 @@
+import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
+import { silentLogger } from '../../src/testing';
+import express from 'express';
+import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { listen } from './listen';
+import { expectOneLine, runCli, spawnCli } from './run-cli';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SECRET = 'the-receivers-board-secret-0123456789';
+
+describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, once, by hand', () => {
+  let receiver: BoardWebhookMiddleware | undefined;
+  let app: { url: string; close: () => Promise<void> };
+  let svc: FakeSvc;
+  let env: Record<string, string>;
+  let board: string;
+
+  beforeAll(async () => {
+    app = await listen(express().use((req, res, next) => (receiver ? receiver(req, res, next) : res.status(502).end())));
+  });
+  afterAll(() => app.close());
+  beforeEach(async () => {
+    svc = await startFakeSvc({ boards: 1, deliverTo: () => `${app.url}/webhooks/board` });
+    board = svc.boardIds[0]!;
+    svc.setSecret(board, SECRET);
+    env = { SVC_TOKEN: svc.personToken, SVC_BASE_URL: svc.baseUrl, SVC_WEBHOOK_SECRET: SECRET };
+    receiver = svcBoardWebhook({ secret: SECRET, logger: silentLogger });
+  });
+  afterEach(() => svc.close());
+
+  const disable = () => svc.failDeliveries(board, 'receiver answered 503', svc.now() - DAY_MS);
+  const puts = () => svc.requests.filter((r) => r.method === 'PUT').map((r) => JSON.parse(r.body));
+
+  it('pings, then PUTs the same url with the secret; exit 0 and the new state (the real launcher)', async () => {
+    disable();
+    const result = await spawnCli(['board-webhook', 'reenable', board], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').slice(0, 3)).toEqual([
+      "pinged: svc's ping was answered 200",
+      're-enabled: PUT of the same URL with your secret (kept, not regenerated)',
+      `svc reports the board webhook of board ${board} healthy: delivering, 0 pending`,
+    ]);
+    expect(puts()).toEqual([{ url: svc.webhook(board)!.url, secret: SECRET }]);
+    expect(svc.violations).toEqual([]);
+    expect(result.stdout).not.toContain(SECRET);
+  });
+
+  it('not disabled: nothing to do, exit 0, no ping, no PUT', async () => {
+    const result = await runCli(['board-webhook', 'reenable', board], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`nothing to do: svc reports the board webhook of board ${board} healthy: delivering, 0 pending\n`);
+    expect(svc.requests.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('the receiver does not answer the ping: exit 1, no PUT', async () => {
+    disable();
+    receiver = undefined;
+    const result = await runCli(['board-webhook', 'reenable', '--board', board], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/not re-enabled: the receiver did not answer the ping \(svc's ping was answered 502/);
+    expectOneLine(result.stderr);
+    expect(puts()).toEqual([]);
+  });
+
+  it("a 429 on the ping: waits svc's Retry-After once, then goes on", async () => {
+    disable();
+    await fetch(`${svc.baseUrl}/api/boards/${board}/webhook/ping`, { method: 'POST', headers: { authorization: `Bearer ${svc.personToken}` } });
+    svc.advance(8_500); // svc's 10 s window has 1.5 s left: Retry-After 2
+    const result = await spawnCli(['board-webhook', 'reenable', board], { env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^svc rate-limited the ping \(429\): waiting 2 s as it asked\npinged: svc's ping was answered 200\nre-enabled/);
+    expect(puts()).toHaveLength(1);
+  });
+
+  it('exit 3 when svc cannot be reached, exit 1 when the webhook is missing', async () => {
+    svc.fault(board, { status: 503 });
+    const down = await runCli(['board-webhook', 'reenable', board], { env });
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/state unknown: svc answered 503/);
+    svc.fault(board, undefined);
+    svc.deleteWebhook(board);
+    const missing = await runCli(['board-webhook', 'reenable', board], { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no webhook: svc answered 404.*set it with board-webhook set/);
+  });
+
+  it.each<[string, string[], Record<string, string | undefined>, RegExp]>([
+    ['no secret: svc would generate one', ['reenable', 'BOARD'], { SVC_WEBHOOK_SECRET: undefined }, /the webhook secret is required/],
+    ['a secret svc refuses', ['reenable', 'BOARD', '--secret', 'short'], {}, /the webhook secret is refused/],
+    ['--url', ['reenable', 'BOARD', '--url', 'https://x.example.com/'], {}, /--url belongs to board-webhook set/],
+    ['the board twice', ['reenable', 'BOARD', '--board', 'BOARD'], {}, /name the board once/],
+    ['no board', ['reenable'], {}, /reenable needs the board id/],
+  ])('usage error, exit 2, nothing sent: %s', async (_name, args, overrides, message) => {
+    disable();
+    const result = await runCli(['board-webhook', ...args.map((a) => (a === 'BOARD' ? board : a))], { env: { ...env, ...overrides } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(svc.requests).toEqual([]);
+  });
+});

@@ -1,0 +1,160 @@
+import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { expectOneLine, runCli, spawnCli, tempFiles } from './run-cli';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+describe('svc-webhooks status: one line per webhook, an exit code for cron', () => {
+  let svc: FakeSvc;
+  let env: Record<string, string>;
+  beforeEach(async () => {
+    svc = await startFakeSvc({ boards: 3 });
+    env = { SVC_TOKEN: svc.personToken, SVC_BOT_TOKEN: svc.botToken, SVC_BASE_URL: svc.baseUrl };
+  });
+  afterEach(() => svc.close());
+
+  const boards = () => svc.boardIds.flatMap((id) => ['--board', id]);
+
+  it('exit 0 when every webhook is healthy (the real launcher)', async () => {
+    const result = await spawnCli(['status', ...boards(), '--bot'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^WEBHOOK\s+STATE\s+SINCE\s+PENDING\s+LAST ERROR \/ NOTE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([...svc.boardIds.map((id) => [`board ${id}`, 'healthy']), ['bot', 'healthy']]);
+    expect(result.stdout).not.toContain(svc.personToken);
+    expect(result.stdout).not.toContain(svc.botToken.slice(-43));
+  });
+
+  it.each([
+    ['failing', (s: FakeSvc, id: string) => s.failDeliveries(id, 'receiver answered 500', s.now() - 3_600_000), /failing\s+\S+ \(1 h ago\)\s+0\s+receiver answered 500 \(svc disables it in about 23 h, dropping its queue\)/],
+    ['disabled', (s: FakeSvc, id: string) => s.failDeliveries(id, 'receiver answered 500', s.now() - DAY_MS - 60_000), /disabled\s+\S+ \(1 min ago\)\s+0\s+receiver answered 500 \(queue dropped; re-enable: svc-webhooks board-webhook reenable /],
+    ['paused', (s: FakeSvc, id: string) => s.setPlan(id, 'free'), /paused\s+-\s+0\s+paused by svc \(pausedReason PLAN: the plan dropped below Business\): new events are not queued/],
+    ['missing', (s: FakeSvc, id: string) => s.deleteWebhook(id), /missing\s+-\s+-\s+no webhook: svc answered 404/],
+  ])('exit 1 when one is %s, its line saying what it means', async (_state, make, line) => {
+    make(svc, svc.boardIds[1]!);
+    const result = await runCli(['status', ...boards()], { env });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n');
+    expect(lines.find((l) => l.includes(svc.boardIds[1]!))).toMatch(line);
+    expect(lines.filter((l) => /\shealthy\s/.test(l))).toHaveLength(2);
+  });
+
+  it.each([
+    ['a 503', (s: FakeSvc) => s.fault('*', { status: 503 })],
+    ['a revoked token (401)', (s: FakeSvc) => s.revokeToken()],
+    ['no answer in time', (s: FakeSvc) => s.fault('*', { kind: 'timeout' })],
+    ['malformed JSON', (s: FakeSvc) => s.fault('*', { kind: 'malformed-json' })],
+  ])('exit 3 when svc cannot tell (%s)', async (_name, make) => {
+    make(svc);
+    const result = await runCli(['status', ...boards(), '--timeout-ms', '200'], { env });
+    expect(result.code).toBe(3);
+    expect(result.stdout.split('\n').filter((l) => /\sunreachable\s+-\s+-\s+state unknown: /.test(l))).toHaveLength(3);
+  });
+
+  it('exit 3 when svc is not there at all', async () => {
+    await svc.close();
+    const result = await runCli(['status', ...boards()], { env });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/unreachable\s+-\s+-\s+state unknown: svc could not be reached/);
+  });
+
+  it('exit 1, not 3, when one is known bad and another unknown', async () => {
+    svc.failDeliveries(svc.boardIds[0]!);
+    svc.fault(svc.boardIds[1]!, { status: 500 });
+    expect((await runCli(['status', ...boards()], { env })).code).toBe(1);
+  });
+
+  it('--json: the exit code and every status, with ISO times', async () => {
+    svc.failDeliveries(svc.boardIds[0]!, 'receiver answered 502', svc.now() - 60_000);
+    const result = await runCli(['status', ...boards(), '--bot', '--json'], { env });
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.exitCode).toBe(1);
+    expect(doc.webhooks.map((w: { state: string }) => w.state)).toEqual(['failing', 'healthy', 'healthy', 'healthy']);
+    expect(doc.webhooks[0]).toMatchObject({ webhook: 'board', boardId: svc.boardIds[0], state: 'failing', lastError: 'receiver answered 502', pending: 0, failingSince: { raw: expect.any(String), ms: expect.any(Number) } });
+    expect(doc.webhooks[0].disablesAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    expect(doc.webhooks[3]).toMatchObject({ webhook: 'bot', state: 'healthy' });
+  });
+
+  it('--boards-file: one id per line, comments and blank lines skipped', async () => {
+    const files = tempFiles({ 'boards.txt': `# our boards\n${svc.boardIds[0]}\n\n${svc.boardIds[2]}  # ops\n` });
+    try {
+      const result = await runCli(['status', '--boards-file', files.path('boards.txt')], { env });
+      expect(result.code).toBe(0);
+      expect(result.stdout.trimEnd().split('\n')).toHaveLength(3);
+    } finally {
+      files.cleanup();
+    }
+  });
+
+  describe('usage errors exit 2 with one line on stderr', () => {
+    it.each<[string, string[], Record<string, string | undefined>?, RegExp?]>([
+      ['nothing to check', [], undefined, /name the webhooks to check/],
+      ['an argument', ['boards'], undefined, /status takes no arguments/],
+      ['--interval-ms without --watch', ['--board', 'b1', '--interval-ms', '1000'], undefined, /--interval-ms goes with --watch/],
+      ['no base url', ['--board', 'b1'], { SVC_BASE_URL: undefined }, /base url is required/],
+      ['no token', ['--board', 'b1'], { SVC_TOKEN: undefined }, /set SVC_TOKEN/],
+      ['a bot token for the boards', ['--board', 'b1'], { SVC_TOKEN: 'BOT' }, /not a bot token/],
+      ['--bot without a bot token', ['--bot'], { SVC_BOT_TOKEN: 'person-token-0123456789' }, /--bot needs the bot token/],
+      ['a board id with spaces', ['--board', ' b1 '], undefined, /--board takes a board id/],
+      ['--token on the command line', ['--board', 'b1', '--token', 'x'], undefined, /--token is not accepted/],
+      ['a bad --max-rps', ['--board', 'b1', '--max-rps', '0'], undefined, /--max-rps must be a positive number/],
+      ['--interval-ms below 10', ['--board', 'b1', '--watch', '--interval-ms', '5'], undefined, /--interval-ms must be at least 10/],
+    ])('%s', async (_name, args, overrides, message) => {
+      const merged = { ...env, ...overrides };
+      if (overrides?.SVC_TOKEN === 'BOT') merged.SVC_TOKEN = svc.botToken;
+      const result = await runCli(['status', ...args], { env: merged });
+      expect(result.code).toBe(2);
+      expectOneLine(result.stderr);
+      if (message) expect(result.stderr).toMatch(message);
+      expect(svc.requests).toEqual([]);
+    });
+  });
+
+  describe('--watch', () => {
+    it('prints the states, then a line per change; exits with the last states\' code when interrupted', async () => {
+      let stop!: () => void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      const run = runCli(['status', ...boards(), '--watch', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
+      await new Promise((r) => setTimeout(r, 150));
+      svc.failDeliveries(svc.boardIds[0]!, 'receiver answered 500');
+      await new Promise((r) => setTimeout(r, 150));
+      svc.succeedDelivery(svc.boardIds[0]!);
+      await new Promise((r) => setTimeout(r, 150));
+      svc.setPlan(svc.boardIds[2]!, 'free');
+      await new Promise((r) => setTimeout(r, 150));
+      stop();
+      const result = await run;
+      expect(result.code).toBe(1);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.slice(0, 4).map((l) => l.split(/\s{2,}/)[1])).toEqual(['STATE', 'healthy', 'healthy', 'healthy']);
+      const changes = lines.slice(4);
+      expect(changes).toHaveLength(3);
+      expect(changes[0]).toMatch(new RegExp(`^\\d{4}-\\S+Z  board ${svc.boardIds[0]}  healthy → failing: failing since .*last error: receiver answered 500$`));
+      expect(changes[1]).toMatch(new RegExp(`board ${svc.boardIds[0]}  failing → healthy: healthy: delivering`));
+      expect(changes[2]).toMatch(new RegExp(`board ${svc.boardIds[2]}  healthy → paused: paused by svc \\(pausedReason PLAN`));
+    });
+
+    it('--json: one JSON line per status, then per change', async () => {
+      let stop!: () => void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
+      await new Promise((r) => setTimeout(r, 150));
+      svc.deleteWebhook(svc.boardIds[0]!);
+      await new Promise((r) => setTimeout(r, 150));
+      stop();
+      const result = await run;
+      expect(result.code).toBe(1);
+      const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((l) => [l.previous, l.state])).toEqual([
+        [null, 'healthy'],
+        ['healthy', 'missing'],
+      ]);
+    });
+
+    it('exit 0 when all are healthy at the end', async () => {
+      const result = await runCli(['status', ...boards(), '--watch'], { env, interrupted: () => new Promise((r) => setTimeout(r, 100)) });
+      expect(result.code).toBe(0);
+    });
+  });
+});
