@@ -9,6 +9,10 @@
  *
  * The delivery inspector (/inspector) shows verified bodies to anyone who can reach it from this
  * machine; SVC_INSPECTOR=off turns it off.
+ *
+ * Given svc's address and a token (SVC_BASE_URL, SVC_TOKEN with SVC_WATCH_BOARDS, SVC_BOT_TOKEN), it
+ * also watches what svc reports for its webhooks (failing, disabled, paused...): a line in its log
+ * for each change, and a panel in the inspector (watch-own-webhooks.ts).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +20,8 @@ import express from 'express';
 import pino from 'pino';
 import { svcBoardWebhook, svcBotWebhook } from '../src';
 import { deliveryInspector } from './inspector/delivery-inspector';
+import { mountWebhookPanel } from './inspector/webhook-panel';
+import { watchOwnWebhooks } from './watch-own-webhooks';
 
 const DEV_BOT_SECRET = 'dev-bot-webhook-secret-change-me';
 const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
@@ -72,6 +78,10 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
   .onAny((_data, ctx) => {
     ctx.log.debug({ kind: ctx.kind }, 'update received');
   });
+
+// What svc reports for these webhooks, when given a token: never silently disabled.
+const watching = watchOwnWebhooks(process.env, { board: boardSecret, bot: botSecret, development: onDevSecrets }, logger);
+if (inspector) mountWebhookPanel(inspector, 'watcher' in watching ? watching.watcher : watching);
 
 const app = express();
 app.use(bot);
@@ -142,7 +152,7 @@ function commandUpdate(): object {
 function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
   inspector?.close();
-  void Promise.all([bot.close(), board.close()]).then(() => server.close(() => process.exit(0)));
+  void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined]).then(() => server.close(() => process.exit(0)));
 }
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -1,6 +1,8 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
+import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
 
 const root = join(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -85,6 +87,91 @@ describe('the example server on real secrets', () => {
     expect(server.output()).toContain('ping received: the board webhook is wired up');
     expect(server.output()).not.toContain(BOT);
     expect(server.output()).not.toContain(BOARD);
+  });
+});
+
+/** The server's base URL, from its "listening" log line. */
+function baseOf(output: string): string {
+  return /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output)![1]!;
+}
+
+/** A GET with the given Host header (fetch would not send one of ours). */
+function inspectorGet(base: string, path: string, host = 'localhost'): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the example server watching its webhooks (given a token)', () => {
+  let svc: FakeSvc;
+  let server: { child: ChildProcess; output: () => string };
+  beforeAll(async () => {
+    svc = await startFakeSvc({ boards: 2 });
+    svc.failDeliveries(svc.boardIds[1]!, 'receiver answered 500');
+    server = await startExampleServer({
+      SVC_BASE_URL: svc.baseUrl,
+      SVC_TOKEN: svc.personToken,
+      SVC_BOT_TOKEN: svc.botToken,
+      SVC_WATCH_BOARDS: svc.boardIds.join(','),
+      SVC_WATCH_INTERVAL_MS: '100',
+    });
+  });
+  afterAll(async () => {
+    server?.child.kill('SIGTERM');
+    await svc.close();
+  });
+
+  it("logs each change of its webhooks' health, and never a token", async () => {
+    const deadline = Date.now() + 10_000;
+    while (!server.output().includes('watching 3 webhooks') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(server.output()).toContain('watching 3 webhooks: 2 healthy, 1 failing');
+    expect(server.output()).toMatch(new RegExp(`"boardId":"${svc.boardIds[1]}".*"msg":"board webhook of board ${svc.boardIds[1]}: failing since`));
+    svc.setPlan(svc.boardIds[0]!, 'free');
+    while (!server.output().includes('"state":"paused"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(server.output()).toContain('"state":"paused"');
+    expect(server.output()).not.toContain(svc.personToken);
+    expect(server.output()).not.toContain(svc.botToken.slice(-43));
+  });
+
+  it("the inspector's panel: each webhook's state as JSON, behind the inspector's own Host check", async () => {
+    const base = baseOf(server.output());
+    const { status, body } = await inspectorGet(base, '/inspector/webhooks');
+    expect(status).toBe(200);
+    const panel = JSON.parse(body);
+    expect(panel.watching).toBe(true);
+    expect(panel.webhooks.map((w: { webhook: string; boardId?: string; state: string }) => [w.boardId ?? w.webhook, w.state])).toEqual([
+      [svc.boardIds[0], 'paused'],
+      [svc.boardIds[1], 'failing'],
+      ['bot', 'healthy'],
+    ]);
+    expect(Object.keys(panel.webhooks[1]).sort()).toEqual(['boardId', 'checkedAt', 'pending', 'since', 'state', 'summary', 'webhook']);
+    expect((await inspectorGet(base, '/inspector/webhooks', 'attacker.example')).status).toBe(403);
+    expect((await inspectorGet(base, '/inspector/webhook-panel.js', 'attacker.example')).status).toBe(403);
+    const page = await inspectorGet(base, '/inspector');
+    expect(page.body).toContain('<section id="webhooks" hidden>');
+    expect(page.body).toContain('src="/inspector/webhook-panel.js"');
+  });
+});
+
+describe('the example server without a token', () => {
+  let server: { child: ChildProcess; output: () => string };
+  beforeAll(async () => {
+    server = await startExampleServer();
+  });
+  afterAll(() => server?.child.kill('SIGTERM'));
+
+  it("watches nothing; the inspector's panel says how to start", async () => {
+    const { status, body } = await inspectorGet(baseOf(server.output()), '/inspector/webhooks');
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toEqual({ watching: false, note: expect.stringMatching(/^Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS/), webhooks: [] });
   });
 });
 
