@@ -14,6 +14,7 @@ import { STACKS, type StackName } from './stacks/index';
 import { figures, ratio } from './summary';
 import type { Target } from './targets';
 import { closingNotes } from './notes';
+import { watcherSection, WATCHER_HEADING, type WatcherReport } from './watcher';
 
 export interface ProfileResult {
   readonly title: string;
@@ -30,6 +31,7 @@ export interface RunResults {
   readonly stages: readonly StageReport[];
   readonly store: StoreReport;
   readonly inbox: InboxReport;
+  readonly watcher: WatcherReport;
   readonly startup: readonly StartupResult[];
   readonly profiles: readonly ProfileResult[];
   readonly targets: readonly Target[];
@@ -205,6 +207,7 @@ npm run bench:smoke  # a few seconds: every stack must answer 2xx to a signed de
 npm run bench -- --only svc-board-express,octokit-express  # a few stacks' load rounds and their ratios; BENCHMARKS.md untouched
 npx tsx bench/inbox.ts --latency --rounds 3  # the inbox's time to 2xx alone (drop --latency for every inbox figure)
 npx tsx bench/inbox.ts --latency --phases  # the same, traced: where each delivery's time to 2xx went
+npx tsx bench/watcher.ts --write  # the webhook watcher at 10,000 boards alone; rewrites only its section
 \`\`\`
 
 ## Method
@@ -264,6 +267,10 @@ ${storeSection(r.store)}
 
 ${inboxSection(r.inbox)}
 
+${WATCHER_HEADING}
+
+${watcherSection(r.watcher)}
+
 ## Where the time goes
 
 CPU profiles of the server over a measured window (V8 sampling profiler, 250 µs), idle time left out.
@@ -273,10 +280,13 @@ ${r.profiles.length === 0 ? 'No profiles in this run.' : profileSection(r.profil
 }
 
 /** The short form for the terminal: the two load tables and the targets. */
-export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets' | 'inbox'>): string {
+export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets' | 'inbox' | 'watcher'>): string {
   return [
     'Inbox',
     inboxSection(r.inbox),
+    '',
+    'Webhook watcher',
+    watcherSection(r.watcher),
     '',
     `Load, ${SIZE_LABEL['2kb']}`,
     loadTable(r.cells, '2kb'),

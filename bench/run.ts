@@ -21,6 +21,7 @@ import { stack, type StackName } from './stacks/index';
 import { measureStartup } from './startup';
 import { fixed, grouped, median } from './stats';
 import { evaluateTargets } from './targets';
+import { measureWatcher, WATCHER_FULL, WATCHER_SMOKE } from './watcher';
 import { postgresMigrationSql } from '../src/dedup/postgres-sql';
 import { PostgresServer } from '../test/support/postgres-server';
 import { RedisServer } from '../test/support/redis-server';
@@ -154,6 +155,8 @@ async function main(): Promise<void> {
   } finally {
     await inboxRedis.close();
   }
+  say('webhook watcher...');
+  const watcher = await measureWatcher(config.smoke ? WATCHER_SMOKE : WATCHER_FULL, say);
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
   const targets = evaluateTargets(cells, startup, store, inbox);
@@ -167,6 +170,7 @@ async function main(): Promise<void> {
     stages,
     store,
     inbox,
+    watcher,
     startup,
     profiles,
     targets,
@@ -181,6 +185,7 @@ async function main(): Promise<void> {
   for (const [mode, figures] of [['inbox', inbox.inbox], ['floor', inbox.floor], ['direct', inbox.direct]] as const) {
     if (figures.non2xx > 0) found.push(`${figures.non2xx} of ${figures.count} deliveries to the ${mode}-mode receiver were not answered 2xx`);
   }
+  for (const problem of watcher.problems) found.push(`webhook watcher: ${problem}`);
   if (found.length > 0) {
     say(`\n${found.length} problem(s):`);
     for (const p of found) say(`  ${p}`);

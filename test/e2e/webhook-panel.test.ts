@@ -72,7 +72,7 @@ describe("example server: the inspector's panel of webhook states", () => {
 
   it('shows one row per webhook with its state; svc\'s text as text, never as markup', async () => {
     await page.locator('#webhooks tr.webhook').nth(2).waitFor({ timeout: APPEAR_MS });
-    const rows = await page.locator('#webhooks tr.webhook').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('td.which')!.textContent, (tr as HTMLElement).dataset.state]));
+    const rows = await page.locator('#webhooks tr.webhook').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('td.which')!.textContent, tr.getAttribute('data-state')]));
     expect(rows).toEqual([
       [`board ${svc.boardIds[0]}`, 'healthy'],
       [`board ${svc.boardIds[1]}`, 'failing'],
