@@ -12,6 +12,7 @@ import { WORK_OPTIONS } from '../src/inbox/work-options';
 import type { OptionTable } from '../src/internal/option-table';
 import { SEQUENCE_TRACKER_OPTIONS } from '../src/ordering/board-sequence-tracker';
 import { VERIFY_BOARD_INPUT, VERIFY_BOT_INPUT } from '../src/webhooks/verify-delivery';
+import { WATCH_OPTIONS } from '../src/watch/watch-options';
 import { BOARD_WEBHOOK_OPTIONS, BOT_WEBHOOK_OPTIONS } from '../src/webhooks/webhook-options';
 
 interface Section {
@@ -43,6 +44,7 @@ const SECTIONS: readonly Section[] = [
   { title: '`verifyBotDelivery(input)`', intro: 'The same for a bot update: the board input but `toleranceSeconds`.', table: VERIFY_BOT_INPUT, only: [] },
   { title: '`boardSequenceTracker(options?)`', intro: 'Tracks board sequence numbers in one process (direct mode).', table: SEQUENCE_TRACKER_OPTIONS },
   { title: '`new SvcClient(options)`', intro: "The setup client for svc's REST API.", table: SVC_CLIENT_OPTIONS },
+  { title: '`watchWebhooks(options)`', intro: 'The webhook watcher: what svc reports for each webhook, every change of it (docs/never-silently-disabled.md).', table: WATCH_OPTIONS },
 ];
 
 const HEADER = `# Options

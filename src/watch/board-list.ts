@@ -1,4 +1,5 @@
 import type { BoardList } from './watch-options';
+import { within } from './within';
 
 /** The most boards one watcher takes: the rest of a longer list is left out, and the log says so. */
 export const MAX_BOARDS = 100_000;
@@ -35,7 +36,7 @@ export function isBoardId(value: unknown): value is string {
  * that is not a list; the caller keeps the list it had.
  */
 export async function listBoards(list: BoardList): Promise<BoardIds> {
-  const answer = typeof list === 'function' ? await withTimeout(list) : list;
+  const answer = typeof list === 'function' ? await within(LIST_TIMEOUT_MS, 'the board list function', list) : list;
   if (answer === null || typeof answer !== 'object' || typeof (answer as Iterable<unknown>)[Symbol.iterator] !== 'function') {
     throw new TypeError('the board list function must answer an array (or another iterable) of board ids');
   }
@@ -54,16 +55,4 @@ export async function listBoards(list: BoardList): Promise<BoardIds> {
     }
   }
   return { ids: [...ids], skipped, truncated };
-}
-
-async function withTimeout(list: () => unknown): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the board list function did not answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(list), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,6 +1,7 @@
 import { isSvcClientError } from '../client/svc-client-error';
 import { printable } from '../internal/printable';
 import type { ProbeTarget, WatchClient } from './watch-options';
+import { within } from './within';
 
 /** svc waits 10 s for a receiver; a probe waits as long. */
 const PROBE_TIMEOUT_MS = 10_000;
@@ -25,7 +26,7 @@ export interface ProbeInput {
 export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const { target } = input;
   try {
-    if (input.custom !== undefined) return (await input.custom(target)) === true ? answered('your probe said so') : failed('your probe said no');
+    if (input.custom !== undefined) return (await within(PROBE_TIMEOUT_MS, 'your probe', () => input.custom!(target))) === true ? answered('your probe said so') : failed('your probe said no');
     if (target.webhook === 'board') return await ping(input.client, target.boardId);
     return await knock(input.fetch, target.url);
   } catch (err) {

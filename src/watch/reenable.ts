@@ -5,6 +5,7 @@ import { duration } from './describe-status';
 import type { WatchMetrics } from './watch-metrics';
 import type { WatchSettings } from './watch-options';
 import type { WatchedWebhook, WebhookStatus } from './watch-types';
+import { within } from './within';
 
 /** The spec: at most one ping per board per 10 seconds. */
 export const PING_SPACING_MS = 10_000;
@@ -160,7 +161,7 @@ export class Reenabler {
       if (target.webhook === 'bot') answer = this.settings.bot?.secret;
       else {
         const source = this.settings.secret;
-        answer = typeof source === 'function' ? await withTimeout(() => source({ boardId: target.boardId })) : source;
+        answer = typeof source === 'function' ? await within(SECRET_TIMEOUT_MS, 'the secret resolver', () => source({ boardId: target.boardId })) : source;
       }
     } catch (err) {
       return { problem: `the secret resolver failed (${describe(err)})` };
@@ -188,16 +189,4 @@ function whoOf(target: WatchedWebhook): string {
 
 function boardField(target: WatchedWebhook): { boardId?: string } {
   return target.webhook === 'board' ? { boardId: target.boardId } : {};
-}
-
-async function withTimeout<T>(work: () => T | PromiseLike<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${SECRET_TIMEOUT_MS} ms`)), SECRET_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([Promise.resolve().then(work), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -7,6 +7,7 @@ import { describe } from './probe';
 import { PollSchedule, type NextPoll } from './poll-schedule';
 import { Reenabler } from './reenable';
 import { WatchMetrics } from './watch-metrics';
+import { within } from './within';
 import { watchSettings, type WatchOptions, type WatchSettings } from './watch-options';
 import { webhookHealths, type WatchedWebhook, type WebhookChange, type WebhookStatus, type WebhookWatcher } from './watch-types';
 
@@ -19,6 +20,8 @@ const DEFAULT_PAUSE_MS = 60_000;
 const MAX_PAUSE_MS = 60 * 60 * 1000;
 /** How soon a board list that could not be read is asked again. */
 const LIST_RETRY_MS = 60_000;
+/** A client call that has not settled by then is given up (an SvcClient's own deadline is shorter). */
+const CALL_LIMIT_MS = 120_000;
 
 interface Target {
   readonly key: string;
@@ -127,6 +130,20 @@ class Watcher implements WebhookWatcher {
     }
     this.boardOrder = ids;
     for (const boardId of ids) this.add({ webhook: 'board', boardId });
+    this.checkBudget();
+  }
+
+  /** Says so when the webhooks need more calls per second than the budget: each is then polled less often. */
+  private checkBudget(): void {
+    const { intervalMs, maxRequestsPerSecond } = this.settings;
+    const needed = this.targets.size / (intervalMs / 1000);
+    if (needed <= maxRequestsPerSecond) return;
+    const every = Math.ceil(this.targets.size / maxRequestsPerSecond);
+    this.log.limited('budget', 'warn', {
+      what: 'budget warnings',
+      fields: { watched: this.targets.size, intervalMs, maxRequestsPerSecond },
+      message: `${this.targets.size} webhooks every ${intervalMs} ms need ${needed.toFixed(1)} calls per second, more than maxRequestsPerSecond (${maxRequestsPerSecond}): each is polled about every ${every} s instead`,
+    });
   }
 
   /** One poll: svc's state, a change reported if its health changed, a re-enable if asked and due. */
@@ -161,7 +178,7 @@ class Watcher implements WebhookWatcher {
 
   private async observe(ref: WatchedWebhook): Promise<Observation> {
     try {
-      const body = ref.webhook === 'board' ? await this.settings.client.getBoardWebhook(ref.boardId) : await this.settings.bot!.client.getBotWebhook();
+      const body = await within(CALL_LIMIT_MS, 'the client', () => (ref.webhook === 'board' ? this.settings.client.getBoardWebhook(ref.boardId) : this.settings.bot!.client.getBotWebhook()));
       return body === null || body === undefined ? { kind: 'missing' } : { kind: 'state', body };
     } catch (error) {
       return { kind: 'error', error };

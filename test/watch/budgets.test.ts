@@ -109,3 +109,18 @@ describe("watchWebhooks within svc's budget", () => {
     expect(h.changes.some((c) => c.current.state === 'unreachable' && c.current.httpStatus === 503)).toBe(true);
   });
 });
+
+describe('more webhooks than the budget allows at the interval', () => {
+  it('says so once, at warn, with how often each is polled instead', async () => {
+    const h = await harness({ boards: 30 });
+    try {
+      h.watch({ intervalMs: 1_000, maxRequestsPerSecond: 10 });
+      await until(() => h.lines().some((l) => l.maxRequestsPerSecond === 10), 'the warning');
+      const line = h.lines().find((l) => l.maxRequestsPerSecond === 10)!;
+      expect(line.level).toBe(40);
+      expect(line.msg).toBe('30 webhooks every 1000 ms need 30.0 calls per second, more than maxRequestsPerSecond (10): each is polled about every 3 s instead');
+    } finally {
+      await h.close();
+    }
+  });
+});
