@@ -30,7 +30,7 @@ export interface FakeWebhook {
 export type Which = string;
 
 /** A fault answered instead of the route's answer. `times`: for that many requests (default: until cleared). */
-export type Fault = ({ status: number; retryAfter?: string; body?: unknown } | { kind: 'timeout' | 'malformed-json' | 'not-object' | 'empty' } | { fields: Record<string, unknown> }) & { times?: number };
+export type Fault = ({ status: number; retryAfter?: string; body?: unknown } | { kind: 'timeout' | 'malformed-json' | 'not-object' | 'json-null' | 'empty' } | { fields: Record<string, unknown> }) & { times?: number };
 
 export type TimeFormat = 'iso' | 'epoch-seconds' | 'epoch-ms' | 'http-date' | 'proto' | 'garbage';
 
@@ -195,6 +195,7 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
     }
     if (fault.kind === 'malformed-json') return send(res, 200, '{"enabled": tru');
     if (fault.kind === 'not-object') return send(res, 200, '[1, 2, 3]');
+    if (fault.kind === 'json-null') return send(res, 200, 'null');
     return send(res, 200, '');
   }
 

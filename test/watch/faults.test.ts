@@ -79,6 +79,7 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
       ['malformed JSON', { kind: 'malformed-json' }],
       ['a JSON array', { kind: 'not-object' }],
       ['an empty body', { kind: 'empty' }],
+      ['a JSON null', { kind: 'json-null' }],
     ])('%s → unreachable `invalid_response`, never healthy nor missing', async (_name, fault) => {
       const status = await firstStatus(fault);
       expect(status).toMatchObject({ state: 'unreachable', reason: 'invalid_response' });
