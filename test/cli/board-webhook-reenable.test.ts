@@ -65,11 +65,13 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
 
   it("a 429 on the ping: waits svc's Retry-After once, then goes on", async () => {
     disable();
-    await fetch(`${svc.baseUrl}/api/boards/${board}/webhook/ping`, { method: 'POST', headers: { authorization: `Bearer ${svc.personToken}` } });
-    svc.advance(8_500); // svc's 10 s window has 1.5 s left: Retry-After 2
+    svc.fault(board, { status: 429, retryAfter: '1', times: 1, on: 'ping' }); // someone pinged just before
     const result = await spawnCli(['board-webhook', 'reenable', board], { env });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^svc rate-limited the ping \(429\): waiting 2 s as it asked\npinged: svc's ping was answered 200\nre-enabled/);
+    expect(result.stdout).toMatch(/^svc rate-limited the ping \(429\): waiting 1 s as it asked\npinged: svc's ping was answered 200\nre-enabled/);
+    const pings = svc.requests.filter((r) => r.path.endsWith('/ping'));
+    expect(pings.map((r) => r.status)).toEqual([429, 200]);
+    expect(pings[1]!.at - pings[0]!.at).toBeGreaterThanOrEqual(995);
     expect(puts()).toHaveLength(1);
   });
 

@@ -29,8 +29,14 @@ export interface FakeWebhook {
 /** Which webhook: a board id, or 'bot'. */
 export type Which = string;
 
-/** A fault answered instead of the route's answer. `times`: for that many requests (default: until cleared). */
-export type Fault = ({ status: number; retryAfter?: string; body?: unknown } | { kind: 'timeout' | 'malformed-json' | 'not-object' | 'json-null' | 'empty' } | { fields: Record<string, unknown> }) & { times?: number };
+/**
+ * A fault answered instead of the route's answer. `times`: for that many requests (default: until
+ * cleared); `on`: only for that method, or the ping route (default: every route of the webhook).
+ */
+export type Fault = ({ status: number; retryAfter?: string; body?: unknown } | { kind: 'timeout' | 'malformed-json' | 'not-object' | 'json-null' | 'empty' } | { fields: Record<string, unknown> }) & {
+  times?: number;
+  on?: 'GET' | 'PUT' | 'DELETE' | 'ping';
+};
 
 export type TimeFormat = 'iso' | 'epoch-seconds' | 'epoch-ms' | 'http-date' | 'proto' | 'garbage';
 
@@ -174,11 +180,11 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
   }
 
   /** The fault for this request, counted down. */
-  function faultFor(which: Which | undefined): Fault | undefined {
+  function faultFor(which: Which | undefined, route: string): Fault | undefined {
     for (const key of [which, '*']) {
       if (key === undefined) continue;
       const fault = faults.get(key);
-      if (fault === undefined) continue;
+      if (fault === undefined || (fault.on !== undefined && fault.on !== route)) continue;
       if (fault.times !== undefined && --fault.times <= 0) faults.delete(key);
       return fault;
     }
@@ -267,7 +273,7 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
     if (rateLimited()) return send(res, 429, { code: 'rate_limited', message: 'slow down' }, { 'retry-after': String(options.rateLimit!.retryAfterSeconds) });
     const hook = webhooks.get(which);
     step(hook);
-    const fault = faultFor(which);
+    const fault = faultFor(which, isPing ? 'ping' : method);
     if (fault !== undefined) return answerFault(res, fault, which, hook);
     if (isPing) {
       const last = lastPing.get(which);
