@@ -10,7 +10,7 @@ export function describeStatus(status: Unsummarised, now: number): string {
     case 'failing':
       return `failing since ${when(status.failingSince)}: ${disabling(status, now)}${pending(status)}; last error: ${status.lastError ?? 'none given'}`;
     case 'disabled':
-      return `disabled by svc${status.disabledAt === undefined ? '' : ` at ${when(status.disabledAt)}`}: its queue was dropped, and events are lost until it is re-enabled (PUT)`;
+      return `disabled by svc${status.disabledAt === undefined ? '' : ` at ${when(status.disabledAt)}`}: its queue was dropped, and nothing is delivered until it is re-enabled (PUT)`;
     case 'paused':
       return `paused by svc (pausedReason ${status.pausedReason}${status.pausedReason === 'PLAN' ? ': the plan dropped below Business' : ', a reason the spec does not list'}): new events are not queued`;
     case 'missing':

@@ -1,7 +1,7 @@
 import { webhookSecretProblem } from '../client/webhook-secret';
 import type { WebhookLogger } from '../internal/logger';
 import { describe, probe } from './probe';
-import { duration } from './describe-status';
+import { duration, when } from './describe-status';
 import type { WatchMetrics } from './watch-metrics';
 import type { WatchSettings } from './watch-options';
 import type { WatchedWebhook, WebhookStatus } from './watch-types';
@@ -126,10 +126,10 @@ export class Reenabler {
     record.baseline = after.lastOkAt?.raw ?? '';
     record.failures = 0;
     this.metrics.reenable(input.target.webhook, 'reenabled');
-    const since = input.status.disabledAt === undefined ? 'it was disabled' : `${input.status.disabledAt.ms === undefined ? input.status.disabledAt.raw : new Date(input.status.disabledAt.ms).toISOString()}`;
+    const at = input.status.disabledAt === undefined ? '' : ` at ${when(input.status.disabledAt)}`;
     this.logger.warn(
       { webhook: input.target.webhook, ...boardField(input.target), state: after.state, disabledAt: input.status.disabledAt?.raw },
-      `${whoOf(input.target)}: re-enabled: its receiver answered the probe, and svc took a PUT of the same URL with the receiver's secret (kept, not regenerated); events from ${since} until now were dropped by svc and are not delivered`,
+      `${whoOf(input.target)}: re-enabled: its receiver answered the probe, and svc took a PUT of the same URL with the receiver's secret (kept, not regenerated); the queue svc dropped when it disabled it${at} is not delivered`,
     );
   }
 
