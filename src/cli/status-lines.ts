@@ -20,7 +20,10 @@ export function statusTable(statuses: readonly WebhookStatus[], now: number): st
 export function changeLine(change: WebhookChange): string {
   const { previous, current } = change;
   const from = previous === undefined ? '' : `${previous.state} → `;
-  return `${new Date(current.checkedAt).toISOString()}  ${name(current)}  ${from}${current.state}: ${printable(current.summary)}\n`;
+  // "failing since …", "paused by svc …": the summary goes on from the state's name, said once.
+  const summary = printable(current.summary);
+  const rest = summary.startsWith(current.state) ? summary.slice(current.state.length) : `: ${summary}`;
+  return `${new Date(current.checkedAt).toISOString()}  ${name(current)}  ${from}${current.state}${rest}\n`;
 }
 
 /** A status for `--json`: what the watcher reports, and ISO times beside its numbers. */

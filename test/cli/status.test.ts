@@ -130,9 +130,9 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       expect(lines.slice(0, 4).map((l) => l.split(/\s{2,}/)[1])).toEqual(['STATE', 'healthy', 'healthy', 'healthy']);
       const changes = lines.slice(4);
       expect(changes).toHaveLength(3);
-      expect(changes[0]).toMatch(new RegExp(`^\\d{4}-\\S+Z  board ${svc.boardIds[0]}  healthy → failing: failing since .*last error: receiver answered 500$`));
-      expect(changes[1]).toMatch(new RegExp(`board ${svc.boardIds[0]}  failing → healthy: healthy: delivering`));
-      expect(changes[2]).toMatch(new RegExp(`board ${svc.boardIds[2]}  healthy → paused: paused by svc \\(pausedReason PLAN`));
+      expect(changes[0]).toMatch(new RegExp(`^\\d{4}-\\S+Z  board ${svc.boardIds[0]}  healthy → failing since .*last error: receiver answered 500$`));
+      expect(changes[1]).toMatch(new RegExp(`board ${svc.boardIds[0]}  failing → healthy: delivering, 0 pending$`));
+      expect(changes[2]).toMatch(new RegExp(`board ${svc.boardIds[2]}  healthy → paused by svc \\(pausedReason PLAN`));
     });
 
     it('--json: one JSON line per status, then per change', async () => {
