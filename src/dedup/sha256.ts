@@ -30,9 +30,8 @@ function padded(message: Uint8Array): DataView {
   bytes.set(message);
   bytes[message.length] = 0x80;
   const view = new DataView(bytes.buffer);
-  const bits = message.length * 8;
-  view.setUint32(bytes.length - 8, Math.floor(bits / 0x100000000));
-  view.setUint32(bytes.length - 4, bits >>> 0);
+  // Ids are far shorter than 512 MB: the length's high 32 bits stay 0.
+  view.setUint32(bytes.length - 4, message.length * 8);
   return view;
 }
 

@@ -1,5 +1,5 @@
 import type * as NodeCrypto from 'node:crypto';
-import type { Mac, MacKey, SignedPart } from './mac';
+import type { Mac, MacKey, SignedPart } from './mac-types';
 
 interface NodeMacKey extends MacKey {
   readonly kind: 'node';

@@ -1,6 +1,6 @@
 import type { webcrypto } from 'node:crypto';
 import { equalBytes } from './equal-bytes';
-import type { Mac, MacKey, SignedPart } from './mac';
+import type { Mac, MacKey, SignedPart } from './mac-types';
 
 const HMAC_SHA256 = { name: 'HMAC', hash: 'SHA-256' } as const;
 const encoder = new TextEncoder();
