@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { nodeBuiltin } from '../internal/node-builtins';
+import { sha256Hex } from './sha256';
 
 /**
  * The PostgreSQL store's SQL: the table's migration and the statements on it. One row per delivery:
@@ -46,8 +47,14 @@ const MAX_KEY_LENGTH = 200;
  */
 export function rowKey(id: string): string {
   if (id.length <= MAX_KEY_LENGTH && !id.includes('\0')) return id;
-  return `sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+  return `sha256:${hexDigest(id)}`;
 }
+
+// node:crypto's SHA-256 where the runtime has it; the same digest from the portable one elsewhere
+// (this module is loaded with the store options on every runtime, the PostgreSQL store only on Node).
+const crypto = nodeBuiltin('node:crypto');
+// Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same digest (test/unit/sha256.test.ts)
+const hexDigest = crypto === undefined ? sha256Hex : (text: string) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 
 export interface Statements {
   /** $1 id, $2 token, $3 lease ms -> one row { claimed, done }. */

@@ -73,3 +73,10 @@ export function sha256Words(text: string): Uint32Array {
   }
   return h;
 }
+
+/** The digest as 64 hex digits, as node:crypto's `digest('hex')` writes it. */
+export function sha256Hex(text: string): string {
+  let hex = '';
+  for (const word of sha256Words(text)) hex += word.toString(16).padStart(8, '0');
+  return hex;
+}

@@ -7,17 +7,11 @@
  * - GET /globals: which of Node's globals the runtime has.
  */
 import type * as Api from '../../src/web';
-import type { Logger } from 'pino';
 
-export interface RecipeOptions {
-  readonly secret: string;
-  /** Undefined: the default logger. */
-  readonly logger?: Logger;
-}
-
-export function recipeApp(api: typeof Api, { secret, logger }: RecipeOptions): (request: Request) => Promise<Response> {
+/** Every default: `svcBoardWebhook(secret)` logs through the default logger into the memory store. */
+export function recipeApp(api: typeof Api, secret: string): (request: Request) => Promise<Response> {
   let handled = 0;
-  const webhook = api.svcBoardWebhook(logger === undefined ? secret : { secret, logger }).onAny(() => void handled++);
+  const webhook = api.svcBoardWebhook(secret).onAny(() => void handled++);
   const handle = api.createWebHandler(webhook);
 
   async function verified(request: Request, verify: (body: Uint8Array) => Promise<{ deliveryId: string }>): Promise<Response> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sha256Words } from '../../src/dedup/sha256';
+import { sha256Hex, sha256Words } from '../../src/dedup/sha256';
 import { nodeHashWords, portableHashWords } from '../../src/dedup/id-table';
 import * as nodeCrypto from 'node:crypto';
 
@@ -49,5 +49,18 @@ describe('the words of an id that is not a UUID, without node:crypto', () => {
     portableHashWords('abc', out);
     // SHA-256("abc") begins ba7816bf 8f01cfea 414140de 5dae2223.
     expect(Array.from(out, (w) => w.toString(16).padStart(8, '0'))).toEqual(['bf1678ba', 'eacf018f', 'de404141', '2322ae5d']);
+  });
+});
+
+describe('sha256Hex, the digest as node:crypto writes it in hex', () => {
+  it('agrees with node:crypto on any text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (text) => {
+        expect(sha256Hex(text)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      }),
+      { numRuns: 200 },
+    );
+    // A digest whose words begin with zeros keeps them: "abc" is ba7816bf…, "" ends in …7852b855.
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 });

@@ -5,4 +5,4 @@ import { recipeApp } from '../recipe-app';
 
 declare const Bun: { argv: string[]; serve(options: { port: number; hostname: string; fetch: (request: Request) => Promise<Response> }): unknown };
 
-Bun.serve({ port: Number(Bun.argv[2]), hostname: '127.0.0.1', fetch: recipeApp(api, { secret: CONTRACT_SECRET }) });
+Bun.serve({ port: Number(Bun.argv[2]), hostname: '127.0.0.1', fetch: recipeApp(api, CONTRACT_SECRET) });

@@ -5,4 +5,4 @@ import { recipeApp } from '../recipe-app';
 
 declare const Deno: { args: string[]; serve(options: { port: number; hostname: string }, handler: (request: Request) => Promise<Response>): unknown };
 
-Deno.serve({ port: Number(Deno.args[0]), hostname: '127.0.0.1' }, recipeApp(api, { secret: CONTRACT_SECRET }));
+Deno.serve({ port: Number(Deno.args[0]), hostname: '127.0.0.1' }, recipeApp(api, CONTRACT_SECRET));
