@@ -4,6 +4,7 @@
  * its portable path (WebCrypto's async HMAC, TextDecoder, plain Uint8Arrays, the portable SHA-256).
  */
 import { createHmac } from 'node:crypto';
+import pino from 'pino';
 import { createWebHandler, svcBoardWebhook, svcBotWebhook, verifyBoardDelivery, verifyBotDelivery, type DeliveryRecord } from '../../src/web';
 import { boardEvent, botUpdate, signBoardEvent, signBotUpdate, silentLogger } from '../../src/testing';
 import { mac } from '../../src/verify/mac';
@@ -93,6 +94,15 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
     const body = records[0]!.body!;
     expect([body instanceof Uint8Array, Buffer.isBuffer(body)]).toEqual([true, false]);
     expect(new TextDecoder().decode(body)).toBe(signed.body);
+  });
+
+  it('names the board a forged delivery claims in the refusal’s log line, as on Node', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const logged = createWebHandler(svcBoardWebhook({ secret: SECRET, logger }).onAny(() => undefined));
+    const forged = signBoardEvent(boardEvent('task.created', { board: { id: 'claimed-board-7' } }), { secret: OTHER });
+    expect((await logged(post('/webhooks/board', forged.headers, forged.body))).status).toBe(401);
+    expect(lines.find((line) => line.code === 'signature_mismatch')).toMatchObject({ unverified: expect.objectContaining({ boardId: 'claimed-board-7' }) });
   });
 
   it('refuses an oversized body: declared (413) and streamed without a length (413)', async () => {
