@@ -18,10 +18,11 @@ interface ProcessWithBuiltins {
  */
 export function nodeBuiltin<K extends keyof Builtins>(id: K): Builtins[K] | undefined {
   const process = (globalThis as { process?: ProcessWithBuiltins }).process;
-  if (typeof process?.getBuiltinModule !== 'function') return undefined;
   try {
-    return (process.getBuiltinModule(id) as Builtins[K] | undefined) ?? undefined;
+    // Throws where there is no process or no getBuiltinModule (Node before 20.16), or it refuses the id.
+    return (process!.getBuiltinModule!(id) as Builtins[K] | null | undefined) ?? undefined;
   } catch {
-    return undefined;
+    // The runtime has none to give.
   }
+  return undefined;
 }
