@@ -19,8 +19,9 @@ class WebMacKey implements MacKey {
     if (this.imported === undefined) {
       const importing = this.subtle.importKey('raw', this.secret, HMAC_SHA256, false, ['sign']);
       this.imported = importing;
+      // Nothing else replaces a pending import: a failed one is forgotten, and the next use tries again.
       importing.catch(() => {
-        if (this.imported === importing) this.imported = undefined;
+        this.imported = undefined;
       });
     }
     return this.imported;
