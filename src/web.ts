@@ -19,6 +19,8 @@ export {
   type VerifiedBotDelivery,
 } from './webhooks/verify-delivery';
 export type { HeaderSource } from './internal/headers';
+export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
+export type { LoggerOption } from './internal/webhook-loggers';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
 export { DEFAULT_PATHS } from './webhooks/options';
 export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
@@ -39,7 +41,7 @@ export type {
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
-export { BOT_UPDATE_MAX_AGE_MS } from './receive/bot-protocol';
+export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
 export { boardEventTypes } from './generated/board-types';
 export type {
   BoardEventMap,

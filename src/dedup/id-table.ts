@@ -43,7 +43,7 @@ function byteSwapped(word: number): number {
 
 // Stryker disable next-line StringLiteral: without node:crypto the portable hash gives the same words (test/mutation/EQUIVALENT.core.md)
 const crypto = nodeBuiltin('node:crypto');
-// Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same words (test/unit/id-table.test.ts)
+// Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same words (test/mutation/EQUIVALENT.core.md)
 const hashWords: HashWords = crypto === undefined ? portableHashWords : nodeHashWords(crypto);
 
 const MIN_CAPACITY = 1024;

@@ -3,7 +3,7 @@
  * runtime): the runtime is made to answer no node:crypto and no node:buffer, so every stage takes
  * its portable path (WebCrypto's async HMAC, TextDecoder, plain Uint8Arrays, the portable SHA-256).
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { createWebHandler, svcBoardWebhook, svcBotWebhook, verifyBoardDelivery, verifyBotDelivery, type DeliveryRecord } from '../../src/web';
 import { boardEvent, botUpdate, signBoardEvent, signBotUpdate, silentLogger } from '../../src/testing';
@@ -124,12 +124,13 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
   });
 
   it('verifies each board with its own secret through a resolver', async () => {
-    const secrets: Record<string, string> = { 'board-a': SECRET, 'board-b': OTHER };
+    const [boardA, boardB] = [randomUUID(), randomUUID()];
+    const secrets: Record<string, string> = { [boardA]: SECRET, [boardB]: OTHER };
     const many = createWebHandler(svcBoardWebhook({ secret: ({ boardId }) => secrets[boardId], logger: silentLogger }).onAny(() => undefined));
     const eventOf = (board: string) => boardEvent('task.created', { board: { id: board } });
-    const a = signBoardEvent(eventOf('board-a'), { secret: SECRET });
+    const a = signBoardEvent(eventOf(boardA), { secret: SECRET });
     expect((await many(post('/webhooks/board', a.headers, a.body))).status).toBe(200);
-    const crossed = signBoardEvent(eventOf('board-a'), { secret: OTHER });
+    const crossed = signBoardEvent(eventOf(boardA), { secret: OTHER });
     expect(await answer(await many(post('/webhooks/board', crossed.headers, crossed.body)))).toEqual([401, expect.objectContaining({ code: 'signature_mismatch' })]);
   });
 

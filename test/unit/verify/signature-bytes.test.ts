@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hexBytes, readBotSignature } from '../../src/verify/verify-signature';
+import { hexBytes, readBotSignature } from '../../../src/verify/verify-signature';
 
 describe('the MAC a signature header claims, as bytes', () => {
   it('is the hex text’s bytes, in either letter case', () => {

@@ -1,4 +1,4 @@
-import { bodyBoardId, scannedBoardId } from '../../src/verify/claimed-board';
+import { bodyBoardId, scannedBoardId } from '../../../src/verify/claimed-board';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

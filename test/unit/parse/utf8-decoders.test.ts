@@ -1,6 +1,6 @@
 import * as nodeBuffer from 'node:buffer';
 import fc from 'fast-check';
-import { nodeUtf8Decoder, webUtf8Decoder, type Utf8Decoder } from '../../src/parse/parse-json';
+import { nodeUtf8Decoder, webUtf8Decoder, type Utf8Decoder } from '../../../src/parse/parse-json';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 const utf8 = (text: string) => new TextEncoder().encode(text);

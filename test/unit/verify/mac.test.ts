@@ -1,8 +1,8 @@
 import * as nodeCrypto from 'node:crypto';
 import fc from 'fast-check';
-import { mac, runtimeMac, type Mac, type MacKey } from '../../src/verify/mac';
-import { nodeMac } from '../../src/verify/node-mac';
-import { signedBytes, webMac } from '../../src/verify/web-mac';
+import { mac, runtimeMac, type Mac, type MacKey } from '../../../src/verify/mac';
+import { nodeMac } from '../../../src/verify/node-mac';
+import { signedBytes, webMac } from '../../../src/verify/web-mac';
 
 const subtle = globalThis.crypto.subtle;
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -159,7 +159,7 @@ describe('a runtime with neither node:crypto nor WebCrypto', () => {
     try {
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { secretKeys } = require('../../src/verify/secret-keys') as typeof import('../../src/verify/secret-keys');
+        const { secretKeys } = require('../../../src/verify/secret-keys') as typeof import('../../../src/verify/secret-keys');
         expect(() => secretKeys('the-webhook-secret-0123456789')).toThrow(TypeError);
       });
     } finally {

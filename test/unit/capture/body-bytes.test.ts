@@ -1,4 +1,4 @@
-import { bodyBytes, concatBytes, joinBody } from '../../src/capture/body-bounds';
+import { bodyBytes, concatBytes, joinBody } from '../../../src/capture/body-bounds';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 

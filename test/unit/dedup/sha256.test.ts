@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sha256Hex, sha256Words } from '../../src/dedup/sha256';
-import { nodeHashWords, portableHashWords } from '../../src/dedup/id-table';
+import { sha256Hex, sha256Words } from '../../../src/dedup/sha256';
+import { nodeHashWords, portableHashWords } from '../../../src/dedup/id-table';
 import * as nodeCrypto from 'node:crypto';
 
 const hex = (words: Uint32Array) => Array.from(words, (w) => w.toString(16).padStart(8, '0')).join('');
