@@ -5,7 +5,7 @@
  * import fails with the name of the rule it breaks, `<layer>-imports-down`.
  */
 const LAYERS = [
-  ['entry', '^src/(index[.]ts|cli/)'],
+  ['entry', '^src/(index[.]ts|web[.]ts|cli/)'],
   ['testing', '^src/testing/'],
   ['watch', '^src/watch/'],
   ['webhooks', '^src/webhooks/'],

@@ -227,8 +227,8 @@ function hostName(host: string | undefined): string {
 }
 
 /** A body shown as data, never as markup or control codes: `\n`, `\x1b`, `\u202e` as escapes. */
-export function rawPreview(body: Buffer): RawPreview {
-  const head = body.subarray(0, PREVIEW_BYTES).toString('utf8');
+export function rawPreview(body: Uint8Array): RawPreview {
+  const head = new TextDecoder('utf-8', { ignoreBOM: true }).decode(body.subarray(0, PREVIEW_BYTES));
   const preview = head.replace(/[^\x20-\x7e]|\\/g, (c) => {
     if (c === '\\') return '\\\\';
     if (c === '\n') return '\\n';

@@ -1,10 +1,14 @@
 /**
- * Cloudflare Workers (with Node.js compatibility: the `nodejs_compat` flag, on by default from
- * compatibility date 2026-08-04). The secret is a binding, known once the first request arrives,
- * so the webhook is made then and kept for the isolate's life. Each isolate has its own memory: a
- * store shared between isolates (see the Redis store) is what keeps a retry from running twice.
+ * Cloudflare Workers, with or without Node.js compatibility: no `nodejs_compat` flag is needed.
+ * Wrangler bundles with the `workerd` condition, which gives it svc-webhooks' Fetch build (WebCrypto
+ * verifies the signatures; no Node module is imported). The secret is a binding, known once the
+ * first request arrives, so the webhook is made then and kept for the isolate's life.
+ *
+ * Each isolate has its own memory, and the default store (memory) de-duplicates within one isolate
+ * only: a retry that reaches another isolate runs its handlers again. A store shared between
+ * isolates is yours to provide: a `DeliveryStore` over Workers KV, a Durable Object or a database.
  */
-import { createWebHandler, svcBoardWebhook, type BoardWebhookMiddleware, type WebHandler } from '../../src'; // in your project: from 'svc-webhooks'
+import { createWebHandler, svcBoardWebhook, type BoardWebhookMiddleware, type WebHandler } from '../../src/web'; // in your project: from 'svc-webhooks'
 
 export interface Env {
   SVC_BOARD_WEBHOOK_SECRET: string;

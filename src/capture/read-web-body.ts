@@ -1,5 +1,5 @@
 import type { SvcWebhookError } from '../errors';
-import { BODY_TIMEOUT_MS, alreadyConsumed, bodyTimeout, declaredLength, joinBody, readFailed, tooLarge } from './body-bounds';
+import { BODY_TIMEOUT_MS, alreadyConsumed, bodyBytes, bodyTimeout, declaredLength, joinBody, readFailed, tooLarge } from './body-bounds';
 
 const USED_HINT =
   '(request.bodyUsed is true): hand createWebHandler the request before anything reads it ' +
@@ -10,7 +10,7 @@ const USED_HINT =
  * from Content-Length alone; a streamed one as soon as it passes the limit, so neither is buffered
  * whole. Whatever is not read is cancelled, so the runtime can drop the rest.
  */
-export async function readWebBody(request: Request, limit: number): Promise<Buffer> {
+export async function readWebBody(request: Request, limit: number): Promise<Uint8Array> {
   // A locked stream has a reader elsewhere: what it reads is lost to the signature check.
   if (request.bodyUsed || request.body?.locked === true) throw alreadyConsumed(USED_HINT);
   const declared = declaredLength(request.headers.get('content-length'));
@@ -25,7 +25,7 @@ export async function readWebBody(request: Request, limit: number): Promise<Buff
     reader.cancel(error).catch(() => undefined);
   };
   const timer = setTimeout(() => stop(bodyTimeout()), BODY_TIMEOUT_MS);
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   let received = 0;
   try {
     for (;;) {
@@ -43,7 +43,7 @@ export async function readWebBody(request: Request, limit: number): Promise<Buff
         stop(tooLarge(limit));
         throw failure!;
       }
-      chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      chunks.push(bodyBytes(chunk));
     }
   } finally {
     clearTimeout(timer);

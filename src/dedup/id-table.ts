@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
+import { nodeBuiltin } from '../internal/node-builtins';
+import { sha256Words } from './sha256';
 
 // Only 36-character ids reach it: its anchors are equivalent, its other mutants killed (test/mutation/EQUIVALENT.core.md).
 // Stryker disable next-line Regex
@@ -17,9 +19,32 @@ export function idWords(id: string, out: Uint32Array): void {
     out[3] = parseInt(id.slice(28, 36), 16);
     return;
   }
-  const digest = createHash('sha256').update(id).digest();
-  for (let i = 0; i < 4; i++) out[i] = digest.readUInt32LE(i * 4);
+  hashWords(id, out);
 }
+
+/** The first 128 bits of the id's SHA-256 as four words: node:crypto's where it exists, the portable one elsewhere. */
+export type HashWords = (id: string, out: Uint32Array) => void;
+
+export function nodeHashWords(crypto: typeof NodeCrypto): HashWords {
+  return (id, out) => {
+    const digest = crypto.createHash('sha256').update(id).digest();
+    for (let i = 0; i < 4; i++) out[i] = digest.readUInt32LE(i * 4);
+  };
+}
+
+/** The same words as nodeHashWords: each is read little-endian from the digest's bytes. */
+export const portableHashWords: HashWords = (id, out) => {
+  out.set(sha256Words(id).subarray(0, 4).map(byteSwapped));
+};
+
+function byteSwapped(word: number): number {
+  return (((word & 0xff) << 24) | ((word & 0xff00) << 8) | ((word >>> 8) & 0xff00) | (word >>> 24)) >>> 0;
+}
+
+// Stryker disable next-line StringLiteral: without node:crypto the portable hash gives the same words (test/mutation/EQUIVALENT.core.md)
+const crypto = nodeBuiltin('node:crypto');
+// Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same words (test/mutation/EQUIVALENT.core.md)
+const hashWords: HashWords = crypto === undefined ? portableHashWords : nodeHashWords(crypto);
 
 const MIN_CAPACITY = 1024;
 

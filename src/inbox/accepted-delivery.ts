@@ -7,7 +7,7 @@ import type { InboxJob } from './inbox-job';
 export interface AcceptedDelivery<D extends Delivery> {
   readonly delivery: D;
   /** The verified raw body. */
-  readonly body: Buffer;
+  readonly body: Uint8Array;
   readonly request: RequestFacts;
   /** When the request arrived, in ms since the epoch. */
   readonly receivedAt: number;

@@ -3,13 +3,15 @@ import type { AcceptedDelivery, JobSource } from './accepted-delivery';
 import { keptHeaders, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
 
+const utf8 = new TextDecoder();
+
 /** What every job keeps of its delivery. */
 function jobOf(webhook: 'board' | 'bot', { delivery, body, request, receivedAt }: AcceptedDelivery<Delivery & { readonly verifiedBy: string | undefined }>): InboxJob {
   return {
     webhook,
     deliveryId: delivery.id,
     kind: delivery.kind,
-    body: body.toString('utf8'),
+    body: utf8.decode(body),
     headers: keptHeaders(request),
     receivedAt,
     ...(delivery.verifiedBy === undefined ? {} : { verifiedBy: delivery.verifiedBy }),

@@ -28,7 +28,7 @@ export interface RequestAccess<R> {
    * (body_too_large, body_read_failed, body_timeout, body_already_consumed). The one seam through
    * which every body is read.
    */
-  readBody(req: R, limit: number): Promise<Buffer>;
+  readBody(req: R, limit: number): Promise<Uint8Array>;
   /** False while body bytes may still be on their way: the answer then asks to close the connection. */
   complete(req: R): boolean;
   /** `ctx.req`: the Node request, if there is one. */

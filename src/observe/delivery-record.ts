@@ -53,9 +53,10 @@ export interface DeliveryRecord {
   readonly payload?: unknown;
   /**
    * The raw body of a refused request, when it was read: unverified (forged or corrupted) unless
-   * `verified` is true. Show an unverified body only as its size and a short escaped preview.
+   * `verified` is true. Show an unverified body only as its size and a short escaped preview. A
+   * Buffer on Node; a Uint8Array on runtimes without Buffer.
    */
-  readonly body?: Buffer;
+  readonly body?: Uint8Array;
 }
 
 /** Inbox mode: at receive time `enqueued` or `duplicate`; for each processing attempt `processed`, `retried` or `dead`. */

@@ -24,7 +24,7 @@ export interface ReportParts {
 
 /** What was read of a refused request: for the delivery record, which explains the refusal. */
 export interface Received {
-  readonly body: Buffer;
+  readonly body: Uint8Array;
   readonly verified: boolean;
   /** The parsed body, when it was verified and parsed (a schema refusal). */
   readonly payload?: unknown;

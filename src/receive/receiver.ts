@@ -90,7 +90,7 @@ export class Receiver<S, D extends Delivery> {
     const { kind, settings, handoff } = this.parts;
     let delivery: D | undefined;
     // What was read, for the record of a refusal: built only when there is one.
-    let body: Buffer | undefined;
+    let body: Uint8Array | undefined;
     let verified: Verified | undefined;
     let payload: unknown;
     let hidden = NO_SECRETS;

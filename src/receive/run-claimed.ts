@@ -15,7 +15,7 @@ import type { WebhookKind } from './webhook-kind';
 export interface Claimed<R, S, D extends Delivery> {
   readonly run: RequestRun<R>;
   readonly delivery: D;
-  readonly body: Buffer;
+  readonly body: Uint8Array;
   readonly held: HeldClaim;
   /** The verifying board's (bot's) secrets, with a resolver. */
   readonly hidden: readonly string[];

@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import type { Verified } from '../internal/delivery';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { pathId, type PathPattern } from '../internal/path-pattern';
@@ -6,10 +5,11 @@ import type { RequestFacts } from '../internal/request-access';
 import { isThenable } from '../internal/thenable';
 import { noteClaimedBoard } from '../observe/refusal-log';
 import { claimedBoard, scannedBoardId } from './claimed-board';
+import type { MacKey } from './mac';
 import type { SecretLookup } from './secret-resolver';
 import type { SecretSource } from './secret-source';
 import type { Verifier } from './verifier';
-import { readBoardSignature, verifyBoardSignature, type BoardSignature } from './verify-signature';
+import { readBoardSignature, settled, verifyBoardSignature, type BoardSignature } from './verify-signature';
 
 /** What a board delivery's signature checks need: the secrets, the path (it may name the board) and the tolerance. */
 export interface BoardVerifierParts {
@@ -47,26 +47,25 @@ export function boardVerifier({ secrets, pattern, toleranceSeconds }: BoardVerif
  * Verifies with the secrets of the claimed board only: a secret of board B never verifies a delivery
  * for A. Synchronous when the board's secrets are cached.
  */
-function verifyClaimed(lookup: SecretLookup, boardId: string, signature: BoardSignature, body: Buffer): Verified | Promise<Verified> {
+function verifyClaimed(lookup: SecretLookup, boardId: string, signature: BoardSignature, body: Uint8Array): Verified | Promise<Verified> {
   const verified: Verified = { by: boardId, timestamp: signature.timestamp };
   const found = lookup.keysFor(boardId);
-  if (isThenable<readonly KeyObject[]>(found)) {
-    return Promise.resolve(found).then((k) => {
-      verifyBoardSignature(k, signature, body);
-      return verified;
-    });
-  }
-  verifyBoardSignature(found, signature, body);
-  return verified;
+  if (isThenable<readonly MacKey[]>(found)) return Promise.resolve(found).then((k) => settled(verifyBoardSignature(k, signature, body), verified));
+  return settled(verifyBoardSignature(found, signature, body), verified);
 }
 
 /** With one secret for all: on a mismatch, the board the body claims is noted for the refusal's log line. */
-function verifyFixed(keys: readonly KeyObject[], signature: BoardSignature, body: Buffer, request: RequestFacts): Verified {
-  try {
-    verifyBoardSignature(keys, signature, body);
-  } catch (err) {
+function verifyFixed(keys: readonly MacKey[], signature: BoardSignature, body: Uint8Array, request: RequestFacts): Verified | Promise<Verified> {
+  const noted = (err: unknown): never => {
     noteClaimedBoard(request, scannedBoardId(body));
     throw err;
+  };
+  const verified: Verified = { by: undefined, timestamp: signature.timestamp };
+  try {
+    const verifying = settled(verifyBoardSignature(keys, signature, body), verified);
+    // A promise where the runtime's HMAC is async (WebCrypto).
+    return isThenable<Verified>(verifying) ? Promise.resolve(verifying).catch(noted) : verifying;
+  } catch (err) {
+    return noted(err);
   }
-  return { by: undefined, timestamp: signature.timestamp };
 }

@@ -13,8 +13,11 @@ export interface BoardClaim {
 
 /** Where svc puts `board` (the seventh field of a compact event); a whole parse is the fallback. */
 const SCAN_BYTES = 4096;
-const BOARD_KEY = '"board"';
+/** `"board"`, as bytes. */
+const BOARD_KEY = [0x22, 0x62, 0x6f, 0x61, 0x72, 0x64, 0x22];
 const BOARD_ID = /^"board"\s*:\s*\{\s*"id"\s*:\s*"([^"\\]{1,200})"/;
+/** The longest `"board":{"id":"…"` the pattern reads (200 characters of id, some spacing). */
+const CLAIM_BYTES = 256;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -25,36 +28,42 @@ const BACKSLASH = 0x5c;
  * `board` twice at the top, JSON.parse keeps the last one: the parsed event must then name this
  * same board after verification, or the delivery is refused.
  */
-export function scannedBoardId(body: Buffer): string | undefined {
+export function scannedBoardId(body: Uint8Array): string | undefined {
   const end = Math.min(body.length, SCAN_BYTES);
   let depth = 0;
   let inString = false;
-  let next = body.indexOf(BOARD_KEY);
-  for (let i = 0; i < end && next !== -1 && next < end; i++) {
-    // An occurrence skipped over as an escaped character is passed: look for the next one.
-    if (next < i) {
-      next = body.indexOf(BOARD_KEY, i);
-    }
-    if (i === next) {
-      if (!inString && depth === 1) return BOARD_ID.exec(body.toString('latin1', i, Math.min(body.length, i + 256)))?.[1];
-      next = body.indexOf(BOARD_KEY, i + 1);
-    }
+  for (let i = 0; i < end; i++) {
     const byte = body[i]!;
     if (inString) {
       if (byte === BACKSLASH) i++;
       else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
-    else if (byte === 0x7b || byte === 0x5b) depth++;
+    } else if (byte === QUOTE) {
+      // A key of the event itself: outside any string, one object deep.
+      if (depth === 1 && startsWith(body, i, BOARD_KEY)) return BOARD_ID.exec(latin1(body, i, i + CLAIM_BYTES))?.[1];
+      inString = true;
+    } else if (byte === 0x7b || byte === 0x5b) depth++;
     else if (byte === 0x7d || byte === 0x5d) depth--;
   }
   return undefined;
 }
 
+function startsWith(body: Uint8Array, at: number, bytes: readonly number[]): boolean {
+  for (let j = 0; j < bytes.length; j++) if (body[at + j] !== bytes[j]) return false;
+  return true;
+}
+
+/** The bytes as Latin-1 text (one character a byte), as far as the body goes. */
+function latin1(body: Uint8Array, start: number, stop: number): string {
+  return String.fromCharCode(...body.subarray(start, stop));
+}
+
+const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
+
 /** `board.id` of the unverified body, or undefined when the body is not JSON or names no board. */
-export function bodyBoardId(body: Buffer): string | undefined {
+export function bodyBoardId(body: Uint8Array): string | undefined {
   let payload: unknown;
   try {
-    payload = JSON.parse(body.toString('utf8'));
+    payload = JSON.parse(lenient.decode(body));
   } catch {
     return undefined;
   }
@@ -67,7 +76,7 @@ export function bodyBoardId(body: Buffer): string | undefined {
  * The claimed board: from the body's `board.id`, and from the path when the path names one. When
  * both name a board they must be the same one.
  */
-export function claimedBoard(body: Buffer, fromPath: string | undefined): BoardClaim {
+export function claimedBoard(body: Uint8Array, fromPath: string | undefined): BoardClaim {
   const scanned = scannedBoardId(body);
   const fromBody = scanned ?? bodyBoardId(body);
   if (fromBody !== undefined && fromPath !== undefined && fromBody !== fromPath) {

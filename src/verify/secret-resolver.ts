@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import type { MacKey } from './mac';
 import type { WebhookLogger } from '../internal/logger';
 import { SvcWebhookError } from '../errors';
 import type { SecretLookupSettings } from './secret-lookup-options';
@@ -26,7 +26,7 @@ export type { SecretLookupOptions } from './secret-lookup-options';
 
 interface Entry {
   /** Undefined: the resolver does not know this id. */
-  readonly keys: readonly KeyObject[] | undefined;
+  readonly keys: readonly MacKey[] | undefined;
   /** The secrets themselves, so the handlers' loggers can drop them. */
   readonly secrets: readonly string[];
   readonly expires: number;
@@ -82,7 +82,7 @@ export class SecretLookup {
    * The HMAC keys of `id`: at once when cached, else a promise. Throws (or rejects) `unknown_board`
    * / `unknown_bot` when the resolver does not know it, `secret_unavailable` when it failed.
    */
-  keysFor(id: string): readonly KeyObject[] | Promise<readonly KeyObject[]> {
+  keysFor(id: string): readonly MacKey[] | Promise<readonly MacKey[]> {
     const cached = this.cached(id);
     if (cached !== undefined) return keysOf(cached, this.what);
     let lookup = this.pending.get(id);
@@ -165,7 +165,7 @@ export class SecretLookup {
   private entry(id: string, value: SecretAnswer): Entry {
     const absent = value === undefined || value === null || (Array.isArray(value) && value.length === 0);
     if (absent) return { keys: undefined, secrets: [], expires: this.now() + this.unknownTtl };
-    let keys: KeyObject[];
+    let keys: MacKey[];
     try {
       keys = secretKeys(value);
     } catch (err) {
@@ -193,7 +193,7 @@ export class SecretLookup {
   }
 }
 
-function keysOf(entry: Entry, what: 'board' | 'bot'): readonly KeyObject[] {
+function keysOf(entry: Entry, what: 'board' | 'bot'): readonly MacKey[] {
   if (entry.keys !== undefined) return entry.keys;
   throw what === 'board'
     ? new SvcWebhookError('unknown_board', 'no webhook secret is known for the board this delivery claims')

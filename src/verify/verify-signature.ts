@@ -1,7 +1,6 @@
-import { timingSafeEqual, type KeyObject } from 'node:crypto';
 import { SvcWebhookError } from '../errors';
 import { headerValues, singleHeader, type HeaderSource } from '../internal/headers';
-import { hmacSha256 } from './secret-keys';
+import { mac, type MacKey, type SignedPart } from './mac';
 
 const SIGNATURE_HEADER = 'x-svc-signature';
 const TIMESTAMP_HEADER = 'x-svc-timestamp';
@@ -11,21 +10,40 @@ const BOARD_SIGNATURE = /^v1=([0-9a-fA-F]{64})$/;
 const TIMESTAMP = /^[0-9]{1,15}$/;
 
 /** The MAC a request claims, read strictly from its one signature header. */
-export function claimedSignature(headers: HeaderSource, pattern: RegExp): Buffer {
+export function claimedSignature(headers: HeaderSource, pattern: RegExp): Uint8Array {
   const values = headerValues(headers, SIGNATURE_HEADER);
   if (values.length === 0) throw new SvcWebhookError('signature_missing', 'X-Svc-Signature header is missing');
   if (values.length > 1) throw new SvcWebhookError('signature_duplicated', 'X-Svc-Signature header was sent more than once');
   const match = pattern.exec(values[0]!);
   if (!match) throw new SvcWebhookError('signature_malformed', 'X-Svc-Signature header is malformed');
-  return Buffer.from(match[1]!, 'hex');
+  return hexBytes(match[1]!);
 }
 
-/** True when one of the keys signs the parts to exactly `claimed`; constant time per key. */
-export function signedByAnyKey(keys: readonly KeyObject[], claimed: Buffer, parts: Array<string | Buffer>): boolean {
-  let ok = false;
-  // Every key is tried, so the time taken does not tell which key matched.
-  for (const key of keys) ok = timingSafeEqual(hmacSha256(key, ...parts), claimed) || ok;
-  return ok;
+/** The bytes of hex text that the header's pattern already checked (an even count of hex digits). */
+export function hexBytes(hex: string): Uint8Array {
+  const bytes = new Uint8Array(hex.length / 2);
+  // Stryker disable next-line EqualityOperator: a write past the end of a typed array is ignored (test/mutation/EQUIVALENT.core.md)
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
+}
+
+/**
+ * True when one of the keys signs the parts to exactly `claimed`; constant time per key. Synchronous
+ * on node:crypto, a promise on WebCrypto.
+ */
+export function signedByAnyKey(keys: readonly MacKey[], claimed: Uint8Array, parts: readonly SignedPart[]): boolean | Promise<boolean> {
+  return mac().signedByAny(keys, claimed, parts);
+}
+
+/** `value` once a check is done: at once after a synchronous check, else when its promise resolves. */
+export function settled<T>(check: void | Promise<void>, value: T): T | Promise<T> {
+  return check === undefined ? value : check.then(() => value);
+}
+
+/** Throws signature_mismatch unless signed; a promise of it when the MAC is computed asynchronously. */
+function requireSigned(signed: boolean | Promise<boolean>): void | Promise<void> {
+  if (typeof signed !== 'boolean') return signed.then(requireSigned);
+  if (!signed) throw mismatch();
 }
 
 function mismatch(): SvcWebhookError {
@@ -33,17 +51,17 @@ function mismatch(): SvcWebhookError {
 }
 
 /** Headers of a bot delivery: `X-Svc-Signature: sha256=<hex>`. Checked before the body is read. */
-export function readBotSignature(headers: HeaderSource): Buffer {
+export function readBotSignature(headers: HeaderSource): Uint8Array {
   return claimedSignature(headers, BOT_SIGNATURE);
 }
 
-/** The MAC of a bot delivery is over the raw body bytes. */
-export function verifyBotSignature(keys: readonly KeyObject[], claimed: Buffer, body: Buffer): void {
-  if (!signedByAnyKey(keys, claimed, [body])) throw mismatch();
+/** The MAC of a bot delivery is over the raw body bytes. Synchronous on node:crypto. */
+export function verifyBotSignature(keys: readonly MacKey[], claimed: Uint8Array, body: Uint8Array): void | Promise<void> {
+  return requireSigned(signedByAnyKey(keys, claimed, [body]));
 }
 
 export interface BoardSignature {
-  claimed: Buffer;
+  claimed: Uint8Array;
   /** The timestamp header exactly as sent: the signed bytes start with it. */
   timestampText: string;
   /** Seconds since the epoch. */
@@ -69,9 +87,9 @@ export function readBoardSignature(headers: HeaderSource, toleranceSeconds: numb
   return { claimed, timestampText, timestamp };
 }
 
-/** The MAC of a board delivery is over `timestamp + "." + body`. */
-export function verifyBoardSignature(keys: readonly KeyObject[], signature: BoardSignature, body: Buffer): void {
-  if (!signedByAnyKey(keys, signature.claimed, [signature.timestampText, '.', body])) throw mismatch();
+/** The MAC of a board delivery is over `timestamp + "." + body`. Synchronous on node:crypto. */
+export function verifyBoardSignature(keys: readonly MacKey[], signature: BoardSignature, body: Uint8Array): void | Promise<void> {
+  return requireSigned(signedByAnyKey(keys, signature.claimed, [signature.timestampText, '.', body]));
 }
 
 export { singleHeader };

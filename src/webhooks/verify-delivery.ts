@@ -7,7 +7,7 @@ import { choiceOption, customOption, kindOf, readOptions, type ReadOptions } fro
 import type { SecretSource } from '../verify/secret-source';
 import { DEFAULT_PATHS, maxBodyBytesOption, toleranceSecondsOption } from './webhook-options';
 import { parseJson } from '../parse/parse-json';
-import type { Delivery, Verified } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery';
 import { boardDelivery } from '../validate/board-delivery';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
 import type { DeliveryCheck } from '../validate/delivery-checks';
@@ -61,16 +61,18 @@ export type VerifiedBotDelivery =
   | { [K in keyof BotEventMap]: { readonly deliveryId: string; readonly known: true; readonly kind: K; readonly data: BotEventMap[K]; readonly update: BotWebhookUpdate } }[keyof BotEventMap]
   | { readonly deliveryId: string; readonly known: false; readonly kind: string; readonly data: BotEventData; readonly update: BotWebhookUpdate };
 
+const encoder = new TextEncoder();
+
 /** The declaration of every field of `verifyBotDelivery`'s input (docs/options.md is made from it). */
 export const VERIFY_BOT_INPUT = {
-  body: customOption<Buffer>({
+  body: customOption<Uint8Array>({
     doc: 'The raw body exactly as it was received: the signature is over these bytes.',
     type: 'string | Uint8Array',
     bounds: 'required; not parsed JSON',
     read(value, name) {
-      if (typeof value === 'string') return Buffer.from(value, 'utf8');
-      if (Buffer.isBuffer(value)) return value;
-      if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      if (typeof value === 'string') return encoder.encode(value);
+      // A Buffer is a Uint8Array.
+      if (value instanceof Uint8Array) return value;
       throw new TypeError(`svc-webhooks: \`${name}\` must be the raw body as a string, Uint8Array or Buffer (not parsed JSON); got ${kindOf(value)}`);
     },
   }),
@@ -113,12 +115,13 @@ const BOT_CHECK = botDeliveryCheck(BOT_UPDATE_MAX_AGE_MS);
 /**
  * Verifies one board delivery without an HTTP framework (a queue consumer, a serverless function,
  * a custom router): the signature and timestamp, the size, the JSON and the schema, exactly as the
- * middleware checks them. Returns the typed event with its delivery id, or throws the
- * SvcWebhookError the middleware would answer with. De-duplication stays with the receivers.
+ * middleware checks them. Resolves to the typed event with its delivery id, or rejects with the
+ * SvcWebhookError the middleware would answer with. De-duplication stays with the receivers. A
+ * promise on every runtime: where there is no node:crypto, the HMAC is WebCrypto's, which is async.
  */
-export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBoardDelivery {
+export async function verifyBoardDelivery(input: VerifyBoardDeliveryInput): Promise<VerifiedBoardDelivery> {
   const read = readOptions(VERIFY_BOARD_INPUT, input, { factory: 'verifyBoardDelivery', renamed: RENAMED });
-  const { id, kind, event, timestamp, sequence } = verify(read, {
+  const { id, kind, event, timestamp, sequence } = await verify(read, {
     schema: 'board',
     verifier: (secrets) => boardVerifier({ secrets, pattern: BOARD_PATH, toleranceSeconds: read.toleranceSeconds }),
     check: boardDelivery,
@@ -127,9 +130,9 @@ export function verifyBoardDelivery(input: VerifyBoardDeliveryInput): VerifiedBo
 }
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
-export function verifyBotDelivery(input: VerifyDeliveryInput): VerifiedBotDelivery {
+export async function verifyBotDelivery(input: VerifyDeliveryInput): Promise<VerifiedBotDelivery> {
   const read = readOptions(VERIFY_BOT_INPUT, input, { factory: 'verifyBotDelivery', renamed: RENAMED });
-  const { id, kind, data, update } = verify(read, { schema: 'bot', verifier: (secrets) => botVerifier(secrets, BOT_PATH), check: BOT_CHECK });
+  const { id, kind, data, update } = await verify(read, { schema: 'bot', verifier: (secrets) => botVerifier(secrets, BOT_PATH), check: BOT_CHECK });
   return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
 }
 
@@ -141,14 +144,14 @@ interface VerifyStages<S, D> {
 }
 
 /** The receiver's stages in its order: signature headers, the size, the MAC, the JSON, the schema, the delivery. */
-function verify<S, D extends Delivery>(input: ReadOptions<typeof VERIFY_BOT_INPUT>, stages: VerifyStages<S, D>): D {
+async function verify<S, D extends Delivery>(input: ReadOptions<typeof VERIFY_BOT_INPUT>, stages: VerifyStages<S, D>): Promise<D> {
   const verifier = stages.verifier({ keys: secretKeys(input.secret) });
   const now = input.now ?? Date.now();
   const request = input.headers;
   const signature = verifier.readSignature(request, now);
   if (input.body.length > input.maxBodyBytes) throw tooLarge(input.maxBodyBytes);
-  // With fixed secrets the check is synchronous: nothing is awaited.
-  const verified = verifier.verify(signature, input.body, request) as Verified;
+  // Synchronous on node:crypto, a promise on WebCrypto.
+  const verified = await verifier.verify(signature, input.body, request);
   const payload = parseJson(input.body);
   const invalid = schemaRefusal(stages.schema, payload, input.schemaPolicy, undefined);
   if (invalid !== undefined) throw invalid;

@@ -96,3 +96,35 @@ describe('the Next.js App Router recipe (route.ts exports POST = createWebHandle
     expect(body.cancelled()).toBe(true);
   });
 });
+
+// The edge route: what Next.js bundles for its edge runtime (the edge-light condition) must import
+// no Node module; its handler answers as the Node.js route's does.
+describe('the Next.js edge route recipe (board-edge/route.ts, runtime = "edge")', () => {
+  const ROUTE = '../../examples/frameworks/nextjs/app/api/webhooks/board-edge/route';
+  let POST: (request: Request) => Promise<Response>;
+
+  beforeAll(async () => {
+    process.env.SVC_BOARD_WEBHOOK_SECRET = CONTRACT_SECRET;
+    const route = (await import(ROUTE)) as { POST: typeof POST; runtime: string };
+    expect(route.runtime).toBe('edge');
+    POST = route.POST;
+  });
+
+  it('bundles for the edge runtime without any Node module', async () => {
+    const { build } = await import('esbuild');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as { webBundleOptions: (o: { entry: string; outfile: string }) => import('esbuild').BuildOptions };
+    const bundled = await build({ ...webBundleOptions({ entry: require.resolve(ROUTE), outfile: 'route.mjs' }), write: false, conditions: ['edge-light', 'worker', 'browser'] });
+    expect(bundled.errors).toEqual([]);
+    expect(bundled.outputFiles![0]!.text).toContain('createWebHandler');
+  });
+
+  it('a signed delivery: 200; the same again: a duplicate; a forged one: 401 signature_mismatch', async () => {
+    const signed = signBoardEvent(boardEvent('task.created'), { secret: CONTRACT_SECRET });
+    expect((await POST(requestOf(signed))).status).toBe(200);
+    expect(await (await POST(requestOf(signed))).json()).toEqual({ ok: true, duplicate: true });
+    const forged = signBoardEvent(boardEvent('task.created'), { secret: 'not-the-webhook-secret-0123456789' });
+    const refused = await POST(requestOf(forged));
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([401, 'signature_mismatch']);
+  });
+});

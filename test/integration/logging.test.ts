@@ -116,7 +116,7 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     expect(records[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created', outcome: 'rejected', status: 400, code: 'schema_violation', verified: true, payload: event });
     expect(records[0]!.problems).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/task/title' })]));
     expect(records[0]!.message).toContain('/task/title');
-    expect(records[0]!.body?.toString('utf8')).toBe(signed.body);
+    expect(Buffer.from(records[0]!.body!).toString('utf8')).toBe(signed.body);
     expect(errors[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created' });
   });
 
@@ -132,7 +132,7 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     expect(records[0]).toMatchObject({ outcome: 'rejected', status: 401, code: 'signature_mismatch', verified: false });
     expect(records[0]!.deliveryId).toBeUndefined();
     expect(records[0]).not.toHaveProperty('payload');
-    expect(records[0]!.body?.toString('utf8')).toBe(forged.body);
+    expect(Buffer.from(records[0]!.body!).toString('utf8')).toBe(forged.body);
     expect(JSON.stringify(records[0])).not.toContain(forged.headers['X-Svc-Signature']!.slice('sha256='.length));
   });
 });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { build } from 'esbuild';
 
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
@@ -29,5 +30,31 @@ describe('the published package', () => {
   it('ships the JSON Schemas', async () => {
     const { stdout } = await run(process.execPath, ['-e', "console.log(require('svc-webhooks/schemas/board-webhook-event.schema.json').title)"], { cwd: root });
     expect(stdout.trim()).toBe('BoardWebhookEvent');
+  });
+
+  // What Wrangler (workerd, worker, browser) and Next.js edge routes or Vercel (edge-light, worker, browser) ask for.
+  it.each([
+    ['Cloudflare Workers', ['workerd', 'worker', 'browser']],
+    ['Vercel Edge and Next.js edge routes', ['edge-light', 'worker', 'browser']],
+  ])('gives the bundlers of %s the Fetch build, which imports no Node module', async (_who, conditions) => {
+    const bundled = await build({
+      stdin: { contents: "export { svcBoardWebhook, createWebHandler, verifyBoardDelivery } from 'svc-webhooks';", resolveDir: root },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'neutral',
+      conditions,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    expect(Object.keys(bundled.metafile.inputs)).toEqual(['dist/web.mjs', '<stdin>']);
+    // esbuild's own helpers are its `<runtime>`: no module is imported.
+    expect(bundled.metafile.inputs['dist/web.mjs']!.imports.filter((i) => i.path !== '<runtime>')).toEqual([]);
+    expect(bundled.outputFiles[0]!.text).not.toMatch(/(from|import|require\()\s*["'](node:)?(crypto|buffer|stream|http|fs|net|events)["']/);
+  });
+
+  it('gives Node the Node build by its name, under any other condition too', async () => {
+    const { stdout } = await run(process.execPath, ['--conditions=worker', '-e', "console.log(typeof require('svc-webhooks').createNodeHandler)"], { cwd: root });
+    expect(stdout.trim()).toBe('function');
   });
 });

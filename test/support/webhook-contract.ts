@@ -1,7 +1,8 @@
 import { boardEvent, signBoardEvent } from '../../src/testing';
+import { CONTRACT_SECRET } from './contract-secret';
 import { httpPost } from './http-client';
 
-export const CONTRACT_SECRET = 'framework-recipe-secret-0123456789';
+export { CONTRACT_SECRET };
 
 /**
  * What every recipe must do over real HTTP, whatever the framework: a signed delivery is handled

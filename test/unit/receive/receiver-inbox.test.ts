@@ -35,7 +35,7 @@ describe('the receiver', () => {
       expect(handler).not.toHaveBeenCalled();
       const [{ delivery, body, request: facts, receivedAt, trace }] = handoff.mock.calls[0]!;
       expect(delivery).toMatchObject({ id: event.id, kind: 'task.created', sequence: event.sequence });
-      expect(body.equals(req.body)).toBe(true);
+      expect(Buffer.from(body).equals(req.body)).toBe(true);
       expect(facts).toBe(access.facts.mock.results[0]!.value);
       expect([receivedAt, trace]).toEqual([NOW, undefined]);
       expect(store.commit).toHaveBeenCalledWith(event.id, (store.claim.mock.results[0]!.value as { token: string }).token);

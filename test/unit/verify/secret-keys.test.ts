@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { hmacSha256, secretKeys, SECRET_MAX_LENGTH, SECRET_MIN_LENGTH } from '../../../src/verify/secret-keys';
+import { mac } from '../../../src/verify/mac';
+import { secretKeys, SECRET_MAX_LENGTH, SECRET_MIN_LENGTH } from '../../../src/verify/secret-keys';
 
 describe('the secret option', () => {
   it('takes secrets of 16 to 256 characters, one or several', () => {
@@ -20,9 +21,13 @@ describe('the secret option', () => {
     expect(() => secretKeys(secret)).toThrow(type);
   });
 
-  it('signs with the secret\'s UTF-8 bytes', () => {
+  it('signs with the secret\'s UTF-8 bytes', async () => {
     const secret = 'sécret-with-ünïcode';
-    const [key] = secretKeys(secret);
-    expect(hmacSha256(key!, 'a', Buffer.from('b'))).toEqual(createHmac('sha256', Buffer.from(secret, 'utf8')).update('ab').digest());
+    const keys = secretKeys(secret);
+    const claimed = createHmac('sha256', Buffer.from(secret, 'utf8')).update('ab').digest();
+    expect(await mac().signedByAny(keys, claimed, ['a', Buffer.from('b')])).toBe(true);
+    // The Latin-1 bytes of the same text are another key.
+    const latin1 = createHmac('sha256', Buffer.from(secret, 'latin1')).update('ab').digest();
+    expect(await mac().signedByAny(keys, latin1, ['a', Buffer.from('b')])).toBe(false);
   });
 });

@@ -6,9 +6,9 @@ import { boardEvent, botSignature, botUpdate, signBoardEvent, signBotUpdate } fr
 
 const secret = 'standalone-secret-0123456789';
 
-function refusal(verify: () => unknown): { code: ErrorCode; status: number } {
+async function refusal(verify: () => Promise<unknown>): Promise<{ code: ErrorCode; status: number }> {
   try {
-    verify();
+    await verify();
   } catch (err) {
     expect(err).toBeInstanceOf(SvcWebhookError);
     return { code: (err as SvcWebhookError).code, status: (err as SvcWebhookError).status };
@@ -28,16 +28,16 @@ function boardInput(event: object | string, change: Record<string, string | unde
 }
 
 describe('verifyBoardDelivery', () => {
-  it('returns the typed event with its delivery id, timestamp and sequence', () => {
+  it('returns the typed event with its delivery id, timestamp and sequence', async () => {
     const event = boardEvent('task.created', { task: { title: 'Ship it' } });
-    const verified = verifyBoardDelivery(boardInput(event));
+    const verified = await verifyBoardDelivery(boardInput(event));
     expect(verified).toMatchObject({ deliveryId: event.id, known: true, type: 'task.created', sequence: event.sequence });
     expect(verified.timestamp).toBeGreaterThan(0);
     if (verified.known && verified.type === 'task.created') expect(verified.event.task.title).toBe('Ship it');
     else throw new Error('not narrowed to task.created');
   });
 
-  it('narrows the event by type (a compile-time check)', () => {
+  it('narrows the event by type (a compile-time check)', async () => {
     const narrow = (d: VerifiedBoardDelivery): string | undefined => {
       if (!d.known) {
         // @ts-expect-error an unknown type has no typed task
@@ -49,12 +49,12 @@ describe('verifyBoardDelivery', () => {
       }
       return d.type === 'task.created' ? d.event.task.title : undefined;
     };
-    expect(narrow(verifyBoardDelivery(boardInput(boardEvent('task.created', { task: { title: 'T' } }))))).toBe('T');
+    expect(narrow((await verifyBoardDelivery(boardInput(boardEvent('task.created', { task: { title: 'T' } })))))).toBe('T');
   });
 
-  it('a type this version does not know is verified, with known: false and its event typed as the exported BoardUnknownEvent', () => {
+  it('a type this version does not know is verified, with known: false and its event typed as the exported BoardUnknownEvent', async () => {
     const event = { ...boardEvent('ping'), type: 'board.renamed' };
-    const verified = verifyBoardDelivery(boardInput(event));
+    const verified = await verifyBoardDelivery(boardInput(event));
     expect(verified).toMatchObject({ known: false, type: 'board.renamed', deliveryId: event.id });
     if (!verified.known) {
       const unknown: BoardUnknownEvent = verified.event;
@@ -70,24 +70,24 @@ describe('verifyBoardDelivery', () => {
       ['a Uint8Array', new TextEncoder().encode(input.body)],
       ['a Buffer', Buffer.from(input.body)],
       ['a Uint8Array view into a larger buffer', new TextEncoder().encode(`xx${input.body}yy`).subarray(2, 2 + Buffer.byteLength(input.body))],
-    ])('%s', (_name, body) => {
-      expect(verifyBoardDelivery({ ...input, body: body as string | Uint8Array }).deliveryId).toBe(event.id);
+    ])('%s', async (_name, body) => {
+      expect((await verifyBoardDelivery({ ...input, body: body as string | Uint8Array })).deliveryId).toBe(event.id);
     });
 
-    it('never parsed JSON: a TypeError', () => {
-      expect(() => verifyBoardDelivery({ ...input, body: JSON.parse(input.body) as never })).toThrow(TypeError);
+    it('never parsed JSON: a TypeError', async () => {
+      await expect(verifyBoardDelivery({ ...input, body: JSON.parse(input.body) as never })).rejects.toThrow(TypeError);
     });
   });
 
   describe('takes the headers as', () => {
     const event = boardEvent('ping');
     const input = boardInput(event);
-    it('a Fetch Headers', () => {
-      expect(verifyBoardDelivery({ ...input, headers: new Headers(input.headers) }).deliveryId).toBe(event.id);
+    it('a Fetch Headers', async () => {
+      expect((await verifyBoardDelivery({ ...input, headers: new Headers(input.headers) })).deliveryId).toBe(event.id);
     });
-    it('a plain object in any letter case', () => {
+    it('a plain object in any letter case', async () => {
       const upper = Object.fromEntries(Object.entries(input.headers).map(([k, v]) => [k.toUpperCase(), v]));
-      expect(verifyBoardDelivery({ ...input, headers: upper }).deliveryId).toBe(event.id);
+      expect((await verifyBoardDelivery({ ...input, headers: upper })).deliveryId).toBe(event.id);
     });
     it('Node’s req.headers and the Node request itself', async () => {
       const seen: Array<{ headers: http.IncomingHttpHeaders; req: http.IncomingMessage }> = [];
@@ -101,27 +101,27 @@ describe('verifyBoardDelivery', () => {
       } finally {
         server.close();
       }
-      expect(verifyBoardDelivery({ ...input, headers: seen[0]!.headers }).deliveryId).toBe(event.id);
-      expect(verifyBoardDelivery({ ...input, headers: seen[0]!.req }).deliveryId).toBe(event.id);
+      expect((await verifyBoardDelivery({ ...input, headers: seen[0]!.headers })).deliveryId).toBe(event.id);
+      expect((await verifyBoardDelivery({ ...input, headers: seen[0]!.req })).deliveryId).toBe(event.id);
     });
   });
 
-  it('accepts any of several secrets while one is rotated', () => {
+  it('accepts any of several secrets while one is rotated', async () => {
     const input = boardInput(boardEvent('ping'));
-    expect(verifyBoardDelivery({ ...input, secret: ['the-new-secret-0123456789', secret] }).known).toBe(true);
+    expect((await verifyBoardDelivery({ ...input, secret: ['the-new-secret-0123456789', secret] })).known).toBe(true);
   });
 
-  it('checks the timestamp against `now` and `tolerance`', () => {
+  it('checks the timestamp against `now` and `tolerance`', async () => {
     const input = boardInput(boardEvent('ping'), {}, { timestamp: 1_800_000_000 });
-    expect(verifyBoardDelivery({ ...input, now: 1_800_000_299_000 }).timestamp).toBe(1_800_000_000);
-    expect(refusal(() => verifyBoardDelivery({ ...input, now: 1_800_000_301_000 }))).toEqual({ code: 'timestamp_out_of_tolerance', status: 401 });
-    expect(verifyBoardDelivery({ ...input, now: 1_800_000_400_000, toleranceSeconds: 600 }).timestamp).toBe(1_800_000_000);
+    expect((await verifyBoardDelivery({ ...input, now: 1_800_000_299_000 })).timestamp).toBe(1_800_000_000);
+    expect(await refusal(() => verifyBoardDelivery({ ...input, now: 1_800_000_301_000 }))).toEqual({ code: 'timestamp_out_of_tolerance', status: 401 });
+    expect((await verifyBoardDelivery({ ...input, now: 1_800_000_400_000, toleranceSeconds: 600 })).timestamp).toBe(1_800_000_000);
   });
 
-  it('schemaPolicy skip accepts an authentic event that fails the schema', () => {
+  it('schemaPolicy skip accepts an authentic event that fails the schema', async () => {
     const input = boardInput(boardEvent('task.created', { task: { title: 42 as unknown as string } }));
-    expect(refusal(() => verifyBoardDelivery(input)).code).toBe('schema_violation');
-    expect(verifyBoardDelivery({ ...input, schemaPolicy: 'skip' }).type).toBe('task.created');
+    expect((await refusal(() => verifyBoardDelivery(input))).code).toBe('schema_violation');
+    expect((await verifyBoardDelivery({ ...input, schemaPolicy: 'skip' })).type).toBe('task.created');
   });
 
   describe('refuses, with the code and status the middleware answers', () => {
@@ -182,17 +182,17 @@ describe('verifyBoardDelivery', () => {
       ['a type that differs from X-Svc-Event', () => boardInput(event(), { 'X-Svc-Event': 'task.created' }), 'event_type_mismatch', 400],
       ['an event that fails the schema', () => boardInput(boardEvent('task.created', { task: { title: 42 as unknown as string } })), 'schema_violation', 400],
       ['an event without a sequence', () => boardInput({ ...event(), sequence: -1 }), 'schema_violation', 400],
-    ])('%s: %s', (_name, input, code, status) => {
-      expect(refusal(() => verifyBoardDelivery(input()))).toEqual({ code, status });
+    ])('%s: %s', async (_name, input, code, status) => {
+      expect(await refusal(() => verifyBoardDelivery(input()))).toEqual({ code, status });
     });
   });
 });
 
 describe('verifyBotDelivery', () => {
-  it('returns the data of the event kind with its delivery id and the whole update', () => {
+  it('returns the data of the event kind with its delivery id and the whole update', async () => {
     const update = botUpdate('messageCreate');
     const signed = signBotUpdate(update, { secret });
-    const verified = verifyBotDelivery({ body: signed.body, headers: new Headers(signed.headers), secret });
+    const verified = await verifyBotDelivery({ body: signed.body, headers: new Headers(signed.headers), secret });
     expect(verified).toMatchObject({ deliveryId: update.id, known: true, kind: 'messageCreate', update });
     if (verified.known && verified.kind === 'messageCreate') expect(verified.data.message.id).toBe(update.event.messageCreate.message.id);
     else throw new Error('not narrowed to messageCreate');
@@ -232,19 +232,28 @@ describe('verifyBotDelivery', () => {
       ['a constructor key', () => input({ ...botUpdate('taskCreate'), constructor: { x: 1 } }), 'forbidden_key', 400],
       ['an id that differs from X-Svc-Delivery', () => input(botUpdate('taskCreate'), { 'X-Svc-Delivery': randomUUID() }), 'delivery_id_mismatch', 400],
       ['an update with two event members', () => input({ ...botUpdate('taskCreate'), event: { taskCreate: {}, taskDelete: {} } }), 'schema_violation', 400],
-    ])('%s: %s', (_name, make, code, status) => {
-      expect(refusal(() => verifyBotDelivery(make()))).toEqual({ code, status });
+    ])('%s: %s', async (_name, make, code, status) => {
+      expect(await refusal(() => verifyBotDelivery(make()))).toEqual({ code, status });
     });
 
-    it('a bot signature checks the body alone (no timestamp)', () => {
+    it('a bot signature checks the body alone (no timestamp)', async () => {
       const body = JSON.stringify(botUpdate('taskCreate'));
-      expect(verifyBotDelivery({ body, headers: { 'X-Svc-Signature': botSignature(secret, body) }, secret }).kind).toBe('taskCreate');
+      expect((await verifyBotDelivery({ body, headers: { 'X-Svc-Signature': botSignature(secret, body) }, secret })).kind).toBe('taskCreate');
     });
   });
 });
 
 describe('the input of the standalone verifiers', () => {
   const input = () => boardInput(boardEvent('task.created'));
+
+  it('is answered with a promise on every path: a refusal rejects, never throws at the call', async () => {
+    const refused = verifyBoardDelivery(null as never);
+    const forged = verifyBotDelivery({ ...signBotUpdate(botUpdate('taskCreate'), { secret }), secret: 'another-secret-0123456789' });
+    expect([refused, forged]).toEqual([expect.any(Promise), expect.any(Promise)]);
+    await expect(refused).rejects.toThrow(TypeError);
+    await expect(forged).rejects.toMatchObject({ code: 'signature_mismatch' });
+    await expect(verifyBoardDelivery(input())).resolves.toMatchObject({ known: true, type: 'task.created' });
+  });
 
   it.each([
     ['no input', () => null],
@@ -254,44 +263,44 @@ describe('the input of the standalone verifiers', () => {
     ['an unknown schema policy', () => ({ ...input(), schemaPolicy: 'warn' })],
     ['a clock that is not a number', () => ({ ...input(), now: '1700000000000' })],
     ['a clock that is not finite', () => ({ ...input(), now: Number.NaN })],
-  ])('%s: a TypeError', (_what, make) => {
-    expect(() => verifyBoardDelivery(make() as never)).toThrow(TypeError);
-    expect(() => verifyBotDelivery(make() as never)).toThrow(TypeError);
+  ])('%s: a TypeError', async (_what, make) => {
+    await expect(verifyBoardDelivery(make() as never)).rejects.toThrow(TypeError);
+    await expect(verifyBotDelivery(make() as never)).rejects.toThrow(TypeError);
   });
 
-  it('a function carrying body, headers and secret is no input: a TypeError', () => {
+  it('a function carrying body, headers and secret is no input: a TypeError', async () => {
     const board = Object.assign(() => undefined, input());
-    expect(() => verifyBoardDelivery(board as never)).toThrow(TypeError);
+    await expect(verifyBoardDelivery(board as never)).rejects.toThrow(TypeError);
     const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
-    expect(() => verifyBotDelivery(Object.assign(() => undefined, { body: bot.body, headers: bot.headers, secret }) as never)).toThrow(TypeError);
+    await expect(verifyBotDelivery(Object.assign(() => undefined, { body: bot.body, headers: bot.headers, secret }) as never)).rejects.toThrow(TypeError);
   });
 
-  it('headers that are a function carrying the header values: a TypeError', () => {
+  it('headers that are a function carrying the header values: a TypeError', async () => {
     const ok = input();
-    expect(() => verifyBoardDelivery({ ...ok, headers: Object.assign(() => undefined, ok.headers) } as never)).toThrow(TypeError);
+    await expect(verifyBoardDelivery({ ...ok, headers: Object.assign(() => undefined, ok.headers) } as never)).rejects.toThrow(TypeError);
     const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
-    expect(() => verifyBotDelivery({ body: bot.body, headers: Object.assign(() => undefined, bot.headers), secret } as never)).toThrow(TypeError);
+    await expect(verifyBotDelivery({ body: bot.body, headers: Object.assign(() => undefined, bot.headers), secret } as never)).rejects.toThrow(TypeError);
   });
 
-  it('takes a body exactly as long as the limit, and refuses one byte more', () => {
+  it('takes a body exactly as long as the limit, and refuses one byte more', async () => {
     const big = boardEvent('task.created');
     big.task.description = 'x'.repeat(300 * 1024);
     const ok = boardInput(big);
     const length = Buffer.byteLength(ok.body);
-    expect(verifyBoardDelivery({ ...ok, maxBodyBytes: length }).deliveryId).toBeDefined();
-    expect(refusal(() => verifyBoardDelivery({ ...ok, maxBodyBytes: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
+    expect((await verifyBoardDelivery({ ...ok, maxBodyBytes: length })).deliveryId).toBeDefined();
+    expect(await refusal(() => verifyBoardDelivery({ ...ok, maxBodyBytes: length - 1 }))).toEqual({ code: 'body_too_large', status: 413 });
   });
 
-  it('refuses a timestamp sent twice as timestamp_malformed, even when both are the same', () => {
+  it('refuses a timestamp sent twice as timestamp_malformed, even when both are the same', async () => {
     const ok = input();
     const timestamp = ok.headers['X-Svc-Timestamp']!;
-    expect(refusal(() => verifyBoardDelivery({ ...ok, headers: { ...ok.headers, 'X-Svc-Timestamp': `${timestamp}, ${timestamp}` } }))).toEqual({ code: 'timestamp_malformed', status: 401 });
+    expect(await refusal(() => verifyBoardDelivery({ ...ok, headers: { ...ok.headers, 'X-Svc-Timestamp': `${timestamp}, ${timestamp}` } }))).toEqual({ code: 'timestamp_malformed', status: 401 });
   });
 
-  it('skips the schema under schemaPolicy skip', () => {
+  it('skips the schema under schemaPolicy skip', async () => {
     const event = { ...boardEvent('task.created'), task: 'not an object' };
-    expect(refusal(() => verifyBoardDelivery(boardInput(event)))).toEqual({ code: 'schema_violation', status: 400 });
-    expect(verifyBoardDelivery({ ...boardInput(event), schemaPolicy: 'skip' }).deliveryId).toBe(event.id);
+    expect(await refusal(() => verifyBoardDelivery(boardInput(event)))).toEqual({ code: 'schema_violation', status: 400 });
+    expect((await verifyBoardDelivery({ ...boardInput(event), schemaPolicy: 'skip' })).deliveryId).toBe(event.id);
   });
 });
 
@@ -299,12 +308,12 @@ describe('a signature header with anything around the signature', () => {
   it.each([
     ['before', (good: string) => `x${good}`],
     ['after', (good: string) => `${good}0`],
-  ])('is malformed with text %s it, even when the MAC itself is right', (_where, wrap) => {
+  ])('is malformed with text %s it, even when the MAC itself is right', async (_where, wrap) => {
     const board = boardInput(boardEvent('ping'));
     const boardHeader = board.headers['X-Svc-Signature']!;
-    expect(refusal(() => verifyBoardDelivery({ ...board, headers: { ...board.headers, 'X-Svc-Signature': wrap(boardHeader) } }))).toEqual({ code: 'signature_malformed', status: 401 });
+    expect(await refusal(() => verifyBoardDelivery({ ...board, headers: { ...board.headers, 'X-Svc-Signature': wrap(boardHeader) } }))).toEqual({ code: 'signature_malformed', status: 401 });
     const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
     const botHeaders: Record<string, string> = { ...bot.headers, 'X-Svc-Signature': wrap(bot.headers['X-Svc-Signature']!) };
-    expect(refusal(() => verifyBotDelivery({ body: bot.body, headers: botHeaders, secret }))).toEqual({ code: 'signature_malformed', status: 401 });
+    expect(await refusal(() => verifyBotDelivery({ body: bot.body, headers: botHeaders, secret }))).toEqual({ code: 'signature_malformed', status: 401 });
   });
 });

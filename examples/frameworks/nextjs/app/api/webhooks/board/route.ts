@@ -6,5 +6,5 @@ import { createWebHandler } from '../../../../../../../src'; // in your project:
 import { board } from '../../../../lib/board-webhook';
 
 export const POST = createWebHandler(board);
-// node:crypto verifies the signature: run on the Node.js runtime (the default), not the edge runtime.
+// The Node.js runtime (the default); ../board-edge/route.ts is the same webhook on the edge runtime.
 export const runtime = 'nodejs';

@@ -1,0 +1,69 @@
+/**
+ * The entry point for Fetch runtimes without Node's modules (Cloudflare Workers without
+ * `nodejs_compat`, Vercel's Edge runtime and Next.js edge routes, service workers). Bundlers pick it
+ * by the package's export conditions (`workerd`, `edge-light`, `worker`, `browser`); Node, Bun and
+ * Deno get the full entry. It holds what runs there: the webhooks, the Fetch handler, the
+ * standalone verifiers and the memory store. The Node adapters, the Redis and PostgreSQL stores, the
+ * inbox and the setup client need Node and are left out.
+ */
+export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
+export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
+export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
+export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
+export {
+  verifyBoardDelivery,
+  verifyBotDelivery,
+  type VerifyDeliveryInput,
+  type VerifyBoardDeliveryInput,
+  type VerifiedBoardDelivery,
+  type VerifiedBotDelivery,
+} from './webhooks/verify-delivery';
+export type { HeaderSource } from './internal/headers';
+export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
+export type { LoggerOption } from './internal/webhook-loggers';
+export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
+export { DEFAULT_PATHS } from './webhooks/options';
+export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
+export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
+export type {
+  Awaitable,
+  DeliveryContext,
+  BoardContext,
+  BotContext,
+  BoardHandler,
+  BotHandler,
+  CommandData,
+  ErrorContext,
+  ErrorHandler,
+  DeliveryListener,
+  DeliveryRecord,
+} from './route/handler-types';
+export type { SchemaPolicy } from './validate/validate-payload';
+export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
+export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
+export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
+export { boardEventTypes } from './generated/board-types';
+export type {
+  BoardEventMap,
+  BoardEventType,
+  BoardWebhookEvent,
+  BoardUnknownEvent,
+  BoardEventEnvelope,
+  BoardTaskEvent,
+  BoardTaskCommentEvent,
+  BoardTaskMovedOutEvent,
+  BoardPingEvent,
+  Board,
+  Actor,
+  Rule,
+  Change,
+  StatusChangeData,
+  MovedBoardChange,
+  Attachment,
+  Comment,
+  Task,
+  MovedOutTask,
+} from './generated/board-types';
+export { botEventKinds } from './generated/bot-types';
+export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
+export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';

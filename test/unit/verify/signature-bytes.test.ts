@@ -1,0 +1,19 @@
+import fc from 'fast-check';
+import { hexBytes, readBotSignature } from '../../../src/verify/verify-signature';
+
+describe('the MAC a signature header claims, as bytes', () => {
+  it('is the hex text’s bytes, in either letter case', () => {
+    expect(Array.from(hexBytes('00ff10Ab'))).toEqual([0x00, 0xff, 0x10, 0xab]);
+    expect(hexBytes('').length).toBe(0);
+  });
+
+  it('agrees with Node’s hex decoding for any 32 bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (mac) => {
+        const hex = Buffer.from(mac).toString('hex');
+        expect(Array.from(hexBytes(hex))).toEqual(Array.from(mac));
+        expect(Array.from(readBotSignature({ 'x-svc-signature': `sha256=${hex.toUpperCase()}` }))).toEqual(Array.from(mac));
+      }),
+    );
+  });
+});
