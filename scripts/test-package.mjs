@@ -1,7 +1,10 @@
-// `npm run test:package`: packs the library as `npm publish` would, installs the tarball into
-// throw-away consumer projects (ESM, CommonJS, plain `require`, TypeScript under each module
-// resolution), and in each type-checks and runs a two-line receiver that answers a signed delivery;
-// then installs the library from its git repository, which must build dist/ on the way.
+// `npm run test:package`: packs the library as `npm publish` would and lints the tarball (publint,
+// are-the-types-wrong); installs it into throw-away consumer projects (ESM, CommonJS, plain
+// `require`, TypeScript under each module resolution), and in each type-checks and runs a two-line
+// receiver that answers a signed delivery. Installing it must run no script of the package; the
+// default setup must load only its own bundle and every runtime dependency, and an optional part
+// only when used (scripts/package/default-setup.mjs). Then it installs the library from its git
+// repository, which must build dist/ on the way.
 // Installs resolve from the local npm cache first (`--prefer-offline`), so a warm machine needs no
 // network. Exits non-zero, with the failing step's output, when any consumer fails.
 import { execFileSync } from 'node:child_process';
@@ -10,6 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { check as checkDefaultSetup, defaultSetupScript } from './package/default-setup.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -20,6 +24,8 @@ const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', n
 // types those reference, Node's and supertest's (for the deliver helpers of svc-webhooks/testing).
 const TYPES = { '@types/node': versionOf('@types/node'), '@types/supertest': versionOf('@types/supertest') };
 const INSTALL = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+// Scripts npm would run when a user installs the package (npm warns of them, or runs them).
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
 
 function run(cmd, args, cwd) {
   try {
@@ -93,7 +99,7 @@ function tsconfig(module, moduleResolution) {
 
 /** Each consumer: its files, whether it installs the TypeScript types of Node, and how it runs. */
 const CONSUMERS = [
-  { name: 'esm', type: 'module', files: { 'main.js': RECEIVER.imports.esm + RECEIVER.body(false) }, main: 'main.js' },
+  { name: 'esm', type: 'module', files: { 'main.js': RECEIVER.imports.esm + RECEIVER.body(false) }, main: 'main.js', extra: 'esm' },
   { name: 'cjs', type: 'commonjs', files: { 'main.js': RECEIVER.imports.cjs + RECEIVER.body(false) }, main: 'main.js', extra: 'cjs' },
   { name: 'ts-node10-cjs', type: 'commonjs', ts: tsconfig('commonjs', 'node10'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
   { name: 'ts-node16-cjs', type: 'commonjs', ts: tsconfig('node16', 'node16'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
@@ -109,6 +115,7 @@ function checkTarball(files) {
     'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts',
     'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json', 'sql/postgres-store.sql',
   ];
+  required.push('dist/web.mjs', 'dist/web.d.mts', 'LICENSE');
   const missing = required.filter((p) => !paths.has(p));
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
   const tests = [...paths].filter((p) => p.startsWith('test/') || p.startsWith('bench/') || p.startsWith('examples/'));
@@ -132,12 +139,15 @@ const work = mkdtempSync(join(tmpdir(), 'svc-webhooks-package-'));
 const started = Date.now();
 let failed = false;
 try {
-  // As from a fresh clone: no build output until packing makes it (the `prepare` script).
+  // As from a fresh clone: no build output until packing makes it (the `prepack` script).
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work, '--loglevel=error'], root));
   const tarball = join(work, packed.filename);
   checkTarball(packed.files);
   console.log(`packed ${packed.filename}: ${packed.files.length} files, ${Math.round(packed.size / 1024)} KiB`);
+  run(join(root, 'node_modules', '.bin', 'publint'), [tarball, '--strict'], root);
+  run(join(root, 'node_modules', '.bin', 'attw'), [tarball], root);
+  console.log('  publint and are-the-types-wrong: no problems');
 
   for (const consumer of CONSUMERS) {
     const dir = join(work, consumer.name);
@@ -147,12 +157,26 @@ try {
       ...consumer.files,
       ...(consumer.ts ? { 'tsconfig.json': consumer.ts } : {}),
     });
-    run(npm, INSTALL, dir);
+    // At npm's default log level, where it warns of install scripts.
+    const installed = run(npm, INSTALL.filter((a) => !a.startsWith('--loglevel')), dir, { withStderr: true });
+    if (/install.?script/i.test(installed)) throw new Error(`${consumer.name}: npm install warned of install scripts:\n${installed}`);
     if (consumer.ts) run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
     const out = run(process.execPath, [consumer.main], dir).trim();
     if (out !== 'ok') throw new Error(`${consumer.name}: the receiver printed ${JSON.stringify(out)}`);
+    if (consumer.extra !== undefined) {
+      const script = defaultSetupScript(consumer.extra);
+      writeFileSync(join(dir, script.file), script.text);
+      run(process.execPath, ['-e', script.sign], dir);
+      run(process.execPath, [script.file], dir);
+      const problems = checkDefaultSetup(dir, consumer.extra);
+      if (problems.length > 0) throw new Error(`${consumer.name}: ${problems.join('; ')}`);
+      console.log(`  ${consumer.name}: the default setup loaded its own bundle and every runtime dependency, the Redis store only when used`);
+    }
     if (consumer.extra === 'cjs') {
       const installed = join(dir, 'node_modules', 'svc-webhooks');
+      const scripts = Object.keys(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name));
+      if (scripts.length > 0) throw new Error(`the package has scripts that run on install: ${scripts.join(', ')}`);
+      if (existsSync(join(dir, 'node_modules', 'ajv'))) throw new Error('ajv was installed although nothing loads it at run time');
       console.log(`  source maps: ${checkSourceMaps(installed, packed.files)} checked, every source shipped`);
       // The optional peer is not installed here, and the receiver above worked without it.
       if (existsSync(join(dir, 'node_modules', '@opentelemetry', 'api'))) throw new Error('@opentelemetry/api was installed although it is an optional peer');
@@ -161,7 +185,7 @@ try {
     console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery`);
   }
   // Installed from git, as `npm install <git url>` does: npm clones, installs the dev dependencies,
-  // runs `prepare` (the build) and packs. It installs the last commit, not uncommitted changes.
+  // and packs, which runs `prepack` (the build). It installs the last commit, not uncommitted changes.
   const commit = run('git', ['rev-parse', 'HEAD'], root).trim();
   const gitDir = join(work, 'from-git');
   write(gitDir, {
@@ -172,7 +196,7 @@ try {
   if (!existsSync(join(gitDir, 'node_modules', 'svc-webhooks', 'dist', 'index.js'))) throw new Error('installed from git, the package has no dist/');
   const fromGit = run(process.execPath, ['main.js'], gitDir).trim();
   if (fromGit !== 'ok') throw new Error(`from-git: the receiver printed ${JSON.stringify(fromGit)}`);
-  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepare, received a signed delivery`);
+  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepack, received a signed delivery`);
   console.log(`package test passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (err) {
   failed = true;

@@ -72,10 +72,6 @@ export type {
 export { botEventKinds } from './generated/bot-types';
 export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
 export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
-export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
-export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
-export { postgresMigrationSql } from './dedup/postgres-sql';
-export { deliveryDoneSql } from './dedup/postgres-mark';
 export type { SqlClient, SqlResult } from './internal/sql-client';
 export {
   boardSequenceTracker,
@@ -84,43 +80,36 @@ export {
   type SequenceGap,
   type SequenceTrackerOptions,
 } from './ordering/board-sequence-tracker';
-export {
-  SvcClient,
-  SvcClientError,
-  isSvcClientError,
-  clientErrorCodes,
-  isBotToken,
-  parseBotToken,
-  botTokenProblem,
-  tokenKind,
-  tokenPrefixes,
-  redactSecrets,
-  redactingStream,
-  checkWebhookUrl,
-  webhookUrlProblem,
-  checkWebhookSecret,
-  webhookSecretProblem,
-  WEBHOOK_SECRET_MIN_LENGTH,
-  WEBHOOK_SECRET_MAX_LENGTH,
-  type SvcClientOptions,
-  type ClientErrorCode,
-  type SvcClientErrorOptions,
-  type VersionInfo,
-  type BotWebhookState,
-  type BoardWebhookState,
-  type BotWebhookInput,
-  type BoardWebhookInput,
-  type BoardWebhookSetResult,
-  type PingResult,
-  type SvcTimestamp,
-  type BotTokenInfo,
-  type TokenKind,
-  type LineWriter,
-} from './client';
-/** The webhook watcher: reports each webhook svc fails, disables or pauses (docs/never-silently-disabled.md). */
-export { watchWebhooks } from './watch/watch-webhooks';
+export { SvcClientError, isSvcClientError, clientErrorCodes, type ClientErrorCode, type SvcClientErrorOptions } from './client/svc-client-error';
+export type {
+  VersionInfo,
+  BotWebhookState,
+  BoardWebhookState,
+  BotWebhookInput,
+  BoardWebhookInput,
+  BoardWebhookSetResult,
+  PingResult,
+  SvcTimestamp,
+} from './client/setup-types';
+export { isBotToken, parseBotToken, botTokenProblem, type BotTokenInfo } from './client/bot-token';
+export { tokenKind, tokenPrefixes, type TokenKind } from './client/token-kinds';
+export { redactSecrets, redactingStream, type LineWriter } from './internal/redact-secrets';
+export { checkWebhookSecret, webhookSecretProblem, WEBHOOK_SECRET_MIN_LENGTH, WEBHOOK_SECRET_MAX_LENGTH } from './client/webhook-secret';
 /** The watcher's options, and the shapes of what it reports. */
 export type { WatchOptions, WatchBotOptions, WatchClient, BoardList, ProbeTarget } from './watch/watch-options';
 export type { WebhookHealth, WebhookStatus, WebhookChange, WebhookWatcher, WatchedWebhook, SvcTime } from './watch/watch-types';
 /** Every health a webhook can be reported in, in the order the CLI sorts them. */
 export { webhookHealths } from './watch/watch-types';
+
+// The optional parts. Each module below is a bundle of its own in the published package, required
+// the first time one of its exports is used (LAZY_FILES in scripts/build.mjs): the default setup
+// never loads them. Export their functions and classes from here by name; a constant would have to
+// be read, and so loaded, by the ESM entry.
+export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
+export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
+export { postgresMigrationSql } from './dedup/postgres-sql';
+export { deliveryDoneSql } from './dedup/postgres-mark';
+export { SvcClient, type SvcClientOptions } from './client/svc-client';
+export { checkWebhookUrl, webhookUrlProblem } from './client/webhook-url';
+/** The webhook watcher: reports each webhook svc fails, disables or pauses (docs/never-silently-disabled.md). */
+export { watchWebhooks } from './watch/watch-webhooks';

@@ -1,5 +1,8 @@
 import { nodeBuiltin } from '../internal/node-builtins';
 import { sha256Hex } from './sha256';
+import { DEFAULT_TABLE } from './store-options';
+
+export { DEFAULT_TABLE };
 
 /**
  * The PostgreSQL store's SQL: the table's migration and the statements on it. One row per delivery:
@@ -7,8 +10,6 @@ import { sha256Hex } from './sha256';
  * done; `expires_at` is when the claim's lease ends, or when a done id may be forgotten. Times come
  * from the database's clock, so receivers with skewed clocks agree on every lease.
  */
-
-export const DEFAULT_TABLE = 'svc_webhook_deliveries';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 

@@ -1,7 +1,6 @@
 import type { WebhookLogger } from '../internal/logger';
 import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/option-table';
 import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
-import { DEFAULT_TABLE } from './postgres-sql';
 
 /** The longest time a timer waits (2^31 - 1 ms): longer, node's timers fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -63,6 +62,9 @@ export const REDIS_STORE_OPTIONS = {
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
 };
+
+/** The PostgreSQL store's table when none is given (here, not in postgres-sql.ts, which loads on first use). */
+export const DEFAULT_TABLE = 'svc_webhook_deliveries';
 
 /** The declaration of every `postgresStore()` option. */
 export const POSTGRES_STORE_OPTIONS = {

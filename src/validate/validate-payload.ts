@@ -1,4 +1,3 @@
-import type { ErrorObject } from 'ajv';
 import { SvcWebhookError } from '../errors';
 import * as generated from '../generated/validators';
 
@@ -8,22 +7,29 @@ export const schemaPolicies: readonly SchemaPolicy[] = ['reject', 'warn', 'skip'
 
 export type SchemaName = 'board' | 'bot';
 
+/** What the problems of an ajv validate function hold (ajv's ErrorObject, the fields read here). */
+export interface ValidationError {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly message?: string;
+}
+
 /** An ajv validate function: true when the data matches; otherwise the problems are in `errors`. */
 export interface ValidateFunction {
   (data: unknown): boolean;
-  errors?: ErrorObject[] | null;
+  errors?: ValidationError[] | null;
 }
 
 /**
  * The schemas of schemas/ compiled at build time (src/generated/validators.ts, made by
- * `npm run generate`): no compiler is loaded and no code is generated when a process starts.
+ * `npm run generate`): no compiler is loaded and no code is generated when a process starts. Read
+ * on first use, so that the published bundle loads them when a webhook is set up (they are a
+ * bundle of their own, see scripts/build.mjs), not with the package.
  */
-const compiled: Record<SchemaName, ValidateFunction> = {
-  board: generated.board as ValidateFunction,
-  bot: generated.bot as ValidateFunction,
-};
+let compiled: Record<SchemaName, ValidateFunction> | undefined;
 
 export function validatorFor(name: SchemaName): ValidateFunction {
+  compiled ??= { board: generated.board as ValidateFunction, bot: generated.bot as ValidateFunction };
   return compiled[name];
 }
 
@@ -32,7 +38,7 @@ export interface SchemaProblem {
   message: string;
 }
 
-function problems(errors: ErrorObject[] | null | undefined): SchemaProblem[] {
+function problems(errors: readonly ValidationError[] | null | undefined): SchemaProblem[] {
   return (errors ?? []).slice(0, 5).map((e) => ({ path: e.instancePath || '/', message: e.message ?? e.keyword }));
 }
 
