@@ -24,6 +24,8 @@ export interface BenchConfig {
   readonly profile: boolean;
   /** Process starts per stack in the startup benchmark. */
   readonly startupRuns: number;
+  /** Fresh processes per entry point in the cold-load benchmark. */
+  readonly coldLoadRuns: number;
   /** Iterations per timed batch of the stage micro benchmark, per body size. */
   readonly stageIterations: Record<BodySize, number>;
   readonly stageBatches: number;
@@ -46,6 +48,7 @@ export const FULL: BenchConfig = {
   retryBudget: 16,
   profile: true,
   startupRuns: 9,
+  coldLoadRuns: 15,
   stageIterations: { '2kb': 4_000, '256kb': 30 },
   stageBatches: 7,
   storeIds: 1_000_000,
@@ -65,6 +68,7 @@ export const SMOKE: BenchConfig = {
   retryBudget: 0,
   profile: false,
   startupRuns: 1,
+  coldLoadRuns: 1,
   stageIterations: { '2kb': 200, '256kb': 5 },
   stageBatches: 1,
   storeIds: 20_000,

@@ -8,19 +8,21 @@ import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import type { BodySize } from './bodies';
 import type { StageReport } from './children/stages';
+import { measureColdLoads, type ColdLoadResult } from './cold-load';
 import { compileForChildren } from './compile';
 import { FULL, SMOKE, type BenchConfig } from './config';
 import { INBOX_FULL, INBOX_SMOKE, measureInbox, type InboxReport } from './inbox';
 import { runCell, runRounds, withLoadGenerator, type Cell } from './load';
 import { describeMachine, loadAverage } from './machine';
 import { measureStages, measureStore } from './micro';
+import { preparePackages, type Installs } from './package';
 import { REPORT_FILE, ROOT } from './paths';
 import { summariseProfile } from './profile';
-import { renderMarkdown, renderTerminal, type ProfileResult } from './report';
+import { packageSection, renderMarkdown, renderTerminal, startupSection, type ProfileResult } from './report';
 import { stack, type StackName } from './stacks/index';
-import { measureStartup } from './startup';
+import { measureStartup, type StartupResult } from './startup';
 import { fixed, grouped, median } from './stats';
-import { evaluateTargets } from './targets';
+import { evaluateTargets, packageTargets } from './targets';
 import { measureWatcher, WATCHER_FULL, WATCHER_SMOKE } from './watcher';
 import { postgresMigrationSql } from '../src/dedup/postgres-sql';
 import { PostgresServer } from '../test/support/postgres-server';
@@ -114,7 +116,41 @@ async function compare(names: readonly string[]): Promise<void> {
   }
 }
 
+/** Packs and installs the package beside its peers, then times their cold loads. */
+function packageFigures(config: BenchConfig): { installs: Installs; coldLoads: ColdLoadResult[] } {
+  say('package: npm pack, then each package installed alone into an empty project...');
+  const installs = preparePackages();
+  // The startup children load svc-webhooks from this install (bench/stacks/installed.ts).
+  process.env.SVC_BENCH_PACKAGE_PROJECT = installs.dirs['svc-webhooks'];
+  say(`cold loads: ${config.coldLoadRuns} fresh process(es) per entry point...`);
+  return { installs, coldLoads: measureColdLoads(installs, config.coldLoadRuns) };
+}
+
+/**
+ * \`npm run bench -- --package [--rounds n]\`: the package's figures alone (installed size, cold
+ * loads, startup) and the Fetch handler against its floor, with their targets; BENCHMARKS.md is
+ * left as it is. For checking a change to the build quickly; the figures of record come from the
+ * full run.
+ */
+async function packageOnly(): Promise<void> {
+  const config: BenchConfig = { ...FULL, rounds: Number(option('rounds') ?? 2), sizes: ['2kb'] };
+  const { installs, coldLoads } = packageFigures(config);
+  say('startup...');
+  const startup: StartupResult[] = await measureStartup(config.startupRuns);
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), [stack('svc-board-web'), stack('web-floor')]);
+  say('');
+  say(packageSection({ sizes: installs.sizes, coldLoads }));
+  say('');
+  say(startupSection(startup));
+  say('');
+  for (const t of packageTargets({ coldLoads, sizes: installs.sizes, startup, cells })) say(`- ${t.target}: ${t.measured} (${t.met === undefined ? 'no figure' : t.met ? 'met' : 'not met'})`);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--package')) {
+    say(`compiled ${compileForChildren()} files for the child processes`);
+    return packageOnly();
+  }
   const only = option('only');
   if (only !== undefined) {
     say(`compiled ${compileForChildren()} files for the child processes`);
@@ -131,6 +167,7 @@ async function main(): Promise<void> {
   const stages = await measureStages(config);
   say('de-dup store...');
   const store = await measureStore(config);
+  const { installs, coldLoads } = packageFigures(config);
   say('startup...');
   const startup = await measureStartup(config.startupRuns);
   say(`load: ${config.rounds} round(s) of ${config.measureSeconds} s per stack and body...`);
@@ -159,7 +196,7 @@ async function main(): Promise<void> {
   const watcher = await measureWatcher(config.smoke ? WATCHER_SMOKE : WATCHER_FULL, say);
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
-  const targets = evaluateTargets(cells, startup, store, inbox);
+  const targets = [...evaluateTargets(cells, startup, store, inbox), ...packageTargets({ coldLoads, sizes: installs.sizes, startup, cells })];
   const results = {
     config,
     machine,
@@ -172,6 +209,8 @@ async function main(): Promise<void> {
     inbox,
     watcher,
     startup,
+    coldLoads,
+    sizes: installs.sizes,
     profiles,
     targets,
   };

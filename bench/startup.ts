@@ -17,8 +17,9 @@ export interface StartupStack {
 }
 
 export const STARTUP_STACKS: readonly StartupStack[] = [
-  { name: 'svc-board-express', label: 'svc-webhooks board, Express 5', module: 'svc-express', arg: 'board', path: '/webhooks/board' },
-  { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', path: '/webhooks/board' },
+  // svc-webhooks as installed from its packed tarball (bench/package.ts): the build users run.
+  { name: 'svc-board-express', label: 'svc-webhooks board, Express 5 (installed package)', module: 'pkg-express', path: '/webhooks/board' },
+  { name: 'svc-board-node', label: 'svc-webhooks board, node:http (installed package)', module: 'pkg-node', path: '/webhooks/board' },
   { name: 'express-floor', label: 'Express floor', module: 'express-floor', path: '/webhooks/board' },
   { name: 'node-floor', label: 'node floor', module: 'node-floor', path: '/webhooks/board' },
 ];

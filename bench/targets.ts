@@ -1,4 +1,6 @@
 /** The issue's targets, checked against the figures of one run. */
+import type { ColdLoadResult } from './cold-load';
+import type { InstallSize } from './package';
 import type { StartupResult } from './startup';
 import type { StoreReport } from './children/store';
 import type { InboxReport } from './inbox';
@@ -141,5 +143,62 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
       met: check(f.p99, (v) => v <= 5),
     });
   }
+  return targets;
+}
+
+export interface PackageFigures {
+  readonly coldLoads: readonly ColdLoadResult[];
+  readonly sizes: readonly InstallSize[];
+  readonly startup: readonly StartupResult[];
+  readonly cells: readonly Cell[];
+}
+
+const MB = (bytes: number) => `${fixed(bytes / 1e6, 1)} MB`;
+
+/** Issue 30's targets: light to install, quick to load and to serve the first delivery, a Fetch handler near its floor. */
+export function packageTargets({ coldLoads, sizes, startup, cells }: PackageFigures): Target[] {
+  const targets: Target[] = [];
+  const load = (name: string) => coldLoads.find((c) => c.name === name);
+  const octokit = load('octokit-import');
+  const imported = load('svc-import');
+  const required = load('svc-require');
+  const importRatio = (imported?.wallMs ?? Number.NaN) / (octokit?.wallMs ?? Number.NaN);
+  targets.push({
+    target: 'cold load of svc-webhooks ≤ 1.5× @octokit/webhooks\' (import, installed packages, fresh processes)',
+    measured: `${fixed(importRatio, 2)}× (${fixed(imported?.wallMs, 1)} ms against ${fixed(octokit?.wallMs, 1)} ms; CPU ${fixed((imported?.cpuMs ?? Number.NaN) / (octokit?.cpuMs ?? Number.NaN), 2)}×); require('svc-webhooks') ${fixed(required?.wallMs, 1)} ms, ${fixed((required?.wallMs ?? Number.NaN) / (octokit?.wallMs ?? Number.NaN), 2)}×`,
+    met: check(importRatio, (v) => v <= 1.5),
+  });
+  for (const [svc, floor, label] of [
+    ['svc-board-express', 'express-floor', 'Express 5'],
+    ['svc-board-node', 'node-floor', 'node:http'],
+  ] as const) {
+    const s = startup.find((r) => r.stack === svc)?.marks.firstResponse ?? Number.NaN;
+    const f = startup.find((r) => r.stack === floor)?.marks.firstResponse ?? Number.NaN;
+    targets.push({
+      target: `first 2xx after process start ≤ its floor + 25 ms (${label}, installed package)`,
+      measured: `+${fixed(s - f, 0)} ms (${fixed(s, 0)} ms against the floor's ${fixed(f, 0)} ms)`,
+      met: check(s - f, (v) => v <= 25),
+    });
+  }
+  const size = (subject: InstallSize['subject']) => sizes.find((x) => x.subject === subject);
+  const svc = size('svc-webhooks');
+  const peer = size('@octokit/webhooks');
+  const standard = size('standardwebhooks');
+  targets.push({
+    target: "installed size with runtime dependencies ≤ @octokit/webhooks' (npm install of the package alone into an empty project)",
+    measured: `${MB(svc?.bytes ?? Number.NaN)} in ${svc?.packages ?? '—'} packages, ${fixed((svc?.bytes ?? Number.NaN) / (peer?.bytes ?? Number.NaN), 2)}× @octokit/webhooks' ${MB(peer?.bytes ?? Number.NaN)} in ${peer?.packages ?? '—'} (standardwebhooks: ${MB(standard?.bytes ?? Number.NaN)} in ${standard?.packages ?? '—'})`,
+    met: svc === undefined || peer === undefined ? undefined : svc.bytes <= peer.bytes,
+  });
+  const web = ratio(cells, '2kb', 'svc-board-web', 'web-floor', 'rps');
+  targets.push({
+    target: 'Fetch handler (createWebHandler) ≥ 0.9× its floor on @hono/node-server (req/s, 2 KB)',
+    measured: `${fixed(web, 2)}× (CPU per request ${fixed(ratio(cells, '2kb', 'svc-board-web', 'web-floor', 'cpuUsPerRequest'), 2)}×)`,
+    met: check(web, (v) => v >= 0.9),
+  });
+  targets.push({
+    target: 'Fetch handler ≥ 0.9× its floor on Bun.serve (where Bun runs)',
+    measured: 'not measured: the bench runs its servers on node; BUN_STACKS in bench/stacks/index.ts is where Bun.serve stacks go once the `bun` package is a dev dependency',
+    met: undefined,
+  });
   return targets;
 }

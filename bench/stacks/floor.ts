@@ -7,7 +7,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { SVC_SECRET } from '../signing';
 
-const LIMIT = 512 * 1024;
+export const LIMIT = 512 * 1024;
 const TOLERANCE_S = 300;
 const OK = '{"ok":true}';
 

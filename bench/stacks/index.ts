@@ -17,6 +17,7 @@ export type StackName =
   | 'svc-board-node'
   | 'svc-board-front'
   | 'svc-board-web'
+  | 'web-floor'
   | 'svc-board-redis'
   | 'svc-board-postgres'
   | 'svc-board-postgres-tx'
@@ -58,6 +59,7 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-node', label: 'svc-webhooks board, node:http', module: 'svc-node', arg: 'board', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'web-floor', label: 'Fetch floor (a Fetch handler by hand, on @hono/node-server)', module: 'web-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-postgres', label: 'svc-webhooks board, Express 5, PostgreSQL store', module: 'svc-postgres', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   {
@@ -71,6 +73,14 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
 ];
+
+/**
+ * The hook for Bun: stacks served by Bun.serve instead of node:http, the svc-webhooks Fetch handler
+ * and the Fetch floor (receiveFetch of web-floor.ts), for the target "Fetch handler ≥ 0.9× its floor
+ * on Bun.serve". Empty while the `bun` npm package is not a dev dependency; with it, list the two
+ * here and start their server children under bun (children/server.ts serves node:http only).
+ */
+export const BUN_STACKS: readonly Stack[] = [];
 
 export function stack(name: StackName): Stack {
   const found = STACKS.find((s) => s.name === name);
