@@ -33,20 +33,24 @@ export interface DeliveryEnd {
 
 /** The telemetry of one webhook (board or bot); `start` is called once per request. */
 export class DeliveryTelemetry {
-  private readonly otel: Api | null;
-
   /** `secrets`: the webhook's configured secrets, which a handler's error recorded on a span must not show. */
   constructor(
     private readonly webhook: Webhook,
     private readonly secrets: readonly string[] = NO_SECRETS,
-  ) {
-    this.otel = loadApi();
+  ) {}
+
+  /**
+   * The api once something is registered with it: until then it is not even looked for, so that a
+   * process without a provider loads nothing of OpenTelemetry (loadApi() caches what it finds).
+   */
+  private get otel(): Api | null {
+    return (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined ? null : loadApi();
   }
 
   /** The trace of one delivery, or undefined (at no further cost) when no provider is registered. */
   start(): DeliveryTrace | undefined {
     const otel = this.otel;
-    if (otel === null || (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return undefined;
+    if (otel === null) return undefined;
     const tracer = tracerOf(otel);
     const instruments = instrumentsOf(otel);
     if (tracer === undefined && instruments === undefined) return undefined;
@@ -59,7 +63,7 @@ export class DeliveryTelemetry {
    */
   process(attempt: ProcessAttempt): ProcessTrace | undefined {
     const otel = this.otel;
-    if (otel === null || (globalThis as Record<symbol, unknown>)[API_REGISTRY] === undefined) return undefined;
+    if (otel === null) return undefined;
     const tracer = tracerOf(otel);
     return tracer === undefined ? undefined : new ProcessTrace({ otel, webhook: this.webhook, tracer, attempt, secrets: this.secrets });
   }
