@@ -5,6 +5,7 @@
  */
 import type { StageReport } from './children/stages';
 import type { Cell } from './load';
+import type { ColdLoadResult } from './cold-load';
 import type { StartupResult } from './startup';
 import { fixed } from './stats';
 import { figures, ratio } from './summary';
@@ -17,6 +18,11 @@ export interface NoteInputs {
   readonly stages: readonly StageReport[];
   readonly startup: readonly StartupResult[];
   readonly inbox: InboxReport;
+  readonly coldLoads?: readonly ColdLoadResult[];
+}
+
+function coldLoad(r: NoteInputs, name: string): number {
+  return r.coldLoads?.find((c) => c.name === name)?.wallMs ?? Number.NaN;
 }
 
 function cpu(cells: readonly Cell[], stack: Parameters<typeof figures>[1], size: '2kb' | '256kb'): number {
@@ -50,11 +56,38 @@ function large(r: NoteInputs, label: string): string {
 }
 
 function startupNote(r: NoteInputs): string {
-  const s = r.startup.find((x) => x.stack === 'svc-board-express');
-  const floor = r.startup.find((x) => x.stack === 'express-floor');
-  if (s === undefined || floor === undefined) return 'No startup figures in this run.';
-  const m = s.marks;
-  return `Node itself is ready ${fixed(m.entry, 0)} ms after process start and Express takes ${fixed((m.express ?? Number.NaN) - (m.entry ?? Number.NaN), 0)} ms to load (the Express floor sends its first 2xx ${fixed(floor.marks.firstResponse, 0)} ms after its process start); svc-webhooks adds ${fixed((m.loaded ?? Number.NaN) - (m.express ?? Number.NaN), 0)} ms of modules (pino is about 15 ms of it) and ${fixed((m.firstResponse ?? Number.NaN) - (m.listening ?? Number.NaN), 0)} ms for the first delivery (V8 compiling the code it runs for the first time). The time moves with the machine's state: runs of this bench measured it between about 115 and 170 ms, and Express's own load time moves with it. What would close it: load the modules the default setup does not use (the Redis store, the client) only when asked for (src/index.ts); ship a bundled build of the library with pino, so node resolves and wraps one file instead of dozens; and on Node 22, a compile cache (module.enableCompileCache()).`;
+  const parts = (svc: string, floor: string) => {
+    const s = r.startup.find((x) => x.stack === svc)?.marks ?? {};
+    const f = r.startup.find((x) => x.stack === floor)?.marks ?? {};
+    const d = (k: string) => (s[k] ?? Number.NaN) - (f[k] ?? Number.NaN);
+    const built = (s.created ?? Number.NaN) - (s.loaded ?? Number.NaN);
+    const first = (s.firstResponse ?? Number.NaN) - (s.listening ?? Number.NaN) - ((f.firstResponse ?? Number.NaN) - (f.listening ?? Number.NaN));
+    return `+${fixed(d('firstResponse'), 0)} ms over its floor: ${fixed(d('loaded'), 0)} ms more to load its modules, ${fixed(built, 0)} ms to build the middleware, ${fixed(first, 0)} ms more than the floor on the first delivery`;
+  };
+  const pino = coldLoad(r, 'pino-require');
+  const rawBody = coldLoad(r, 'raw-body-require');
+  return (
+    `The installed package, on Express 5: ${parts('svc-board-express', 'express-floor')}; on node:http: ${parts('svc-board-node', 'node-floor')}. ` +
+    `Loading means dist/index.js (${fixed(coldLoad(r, 'svc-require'), 0)} ms for require('svc-webhooks') in the cold-load table, node:crypto's load included, which the floors pay on their first delivery); building the middleware loads pino for the default logger (${fixed(pino, 0)} ms alone in the cold-load table) and the schema validators (a 200 KB file); the first delivery loads raw-body (${fixed(rawBody, 0)} ms alone) and runs the pipeline's code for the first time. ` +
+    `pino and raw-body, the chosen dependencies, take ${fixed(pino + rawBody, 0)} ms of the 25 ms the target allows over the floor, so with them it cannot be met unless their loads leave the path to the first answer. ` +
+    `What would close it: the default logger made on its first line, written after the first answer (src/internal/webhook-loggers.ts makes it at setup); a Node body reader without raw-body's dependencies (http-errors, iconv-lite); on Node 22, the module compile cache (NODE_COMPILE_CACHE), which Node 20 lacks.`
+  );
+}
+
+function coldLoadNote(r: NoteInputs): string {
+  return (
+    `require('svc-webhooks') of the same bundle takes ${fixed(coldLoad(r, 'svc-require'), 1)} ms; an import goes through the ESM face (dist/index.mjs), which reaches the CommonJS bundle through Node's CommonJS translator (a module of its own, dist/index.require.cjs, so that Node neither scans the bundle's 180 KB for export names with its JavaScript lexer nor reads every export, which would load every optional part). ` +
+    `One module instance for import and require costs that translation; @octokit/webhooks is ESM only and its code is about 30 KB against the core bundle's 180 KB (compiling it is most of the rest; profiles: \`node --cpu-prof -e "import('svc-webhooks')"\` in the installed project). ` +
+    `What would close it: a face that requires the bundle with createRequire(import.meta.url), about 1.3 ms less, under a Node-only export condition (bundlers cannot follow createRequire); or less code in the core bundle.`
+  );
+}
+
+function fetchNote(r: NoteInputs): string {
+  return (
+    `Both handlers spend about half their CPU in @hono/node-server turning each node:http request into a Request and the Response back (undici's Request, an AbortSignal per request, makeTransferable). ` +
+    `Over the floor, svc-webhooks spends ${fixed(cpu(r.cells, 'svc-board-web', '2kb') - cpu(r.cells, 'web-floor', '2kb'), 0)} µs of CPU per request: the log line (pino, about 5 % of its samples), the strict JSON parse with its forbidden-key walk, schema validation, de-dup and the dispatch's promise chain (src/parse/, src/route/dispatch.ts in the profile), the work the floor does not do. ` +
+    `What would close it: the hot-path changes under way on the main line (src/receive/, src/route/, src/adapters/); \`npm run bench -- --only svc-board-web,web-floor --profile\` profiles both.`
+  );
 }
 
 function largeVsOctokit(r: NoteInputs): string {
@@ -91,6 +124,8 @@ const NOTES: ReadonlyArray<[RegExp, (r: NoteInputs) => string]> = [
   [/256 KB.*Express, vs/, (r) => large(r, 'Express')],
   [/256 KB.*node:http, vs/, (r) => large(r, 'node:http')],
   [/first 2xx/, startupNote],
+  [/cold load of svc-webhooks/, coldLoadNote],
+  [/Fetch handler \(createWebHandler\)/, fetchNote],
   [/inbox mode: time to 2xx/, inboxNote],
 ];
 
