@@ -27,28 +27,6 @@ const SKIP = Symbol('skip');
 
 const posix = (path) => path.split(sep).join('/');
 
-/** The export names of each lazy file, from a quick ESM build of them alone. */
-async function exportNames(root, lazyFiles) {
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: lazyFiles.map((f) => `src/${f}.ts`),
-    outdir: 'out',
-    outbase: 'src',
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    packages: 'external',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
-  const names = new Map();
-  for (const [out, info] of Object.entries(result.metafile.outputs)) {
-    if (info.entryPoint !== undefined) names.set(info.entryPoint.replace(/^src\//, '').replace(/\.ts$/, ''), info.exports);
-  }
-  return names;
-}
-
 /** The stand-in of a lazy file or package: getters that require it on first read. */
 function standIn(specifier, names, withDefault) {
   const lines = [
@@ -91,7 +69,7 @@ function stagedFiles(dir) {
 
 /**
  * The chunks the core entry (dist/index.js) loads: pass 2 bundles them into it, so that the
- * package loads as one file, and every other bundle reaches their code there (coreChunk()).
+ * package loads as one file, and every other bundle reaches their code there (coreEntrySource()).
  */
 function coreChunks({ root, stage, metafile, coreEntry }) {
   const outputs = metafile.outputs;
@@ -171,10 +149,9 @@ function pointAtShippedSources(mapFile) {
 /**
  * Builds the CommonJS bundles of `entries` (src paths without .ts; the first is the core) into
  * dist/, with `lazyFiles` and `lazyPackages` loaded on first use. Returns the export names of every
- * entry point.
+ * entry point and lazy file (src paths without .ts).
  */
 export async function bundleCommonJs({ root, stage, entries, lazyFiles, lazyPackages }) {
-  const names = await exportNames(root, lazyFiles);
   const dist = join(root, 'dist');
   const pass1 = await esbuild.build({
     absWorkingDir: root,
@@ -218,7 +195,7 @@ export async function bundleCommonJs({ root, stage, entries, lazyFiles, lazyPack
       define: { [REQUIRE]: 'require' },
       sourcemap: 'linked',
       sourcesContent: true,
-      plugins: [pass2Imports({ dist, stage, outfile, isCore, core, lazyPackages, names })],
+      plugins: [pass2Imports({ dist, stage, outfile, isCore, core, lazyPackages, names: exportsOf })],
       logOverride: { 'commonjs-variable-in-esm': 'silent' },
       logLevel: 'warning',
     });
