@@ -141,7 +141,10 @@ let failed = false;
 try {
   // As from a fresh clone: no build output until packing makes it (the `prepack` script).
   rmSync(join(root, 'dist'), { recursive: true, force: true });
+  const manifest = readFileSync(join(root, 'package.json'), 'utf8');
   const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work, '--loglevel=error'], root));
+  // prepack takes `prepare` out of the packed package.json (scripts/pack-manifest.mjs); postpack puts it back.
+  if (readFileSync(join(root, 'package.json'), 'utf8') !== manifest) throw new Error('npm pack left package.json changed');
   const tarball = join(work, packed.filename);
   checkTarball(packed.files);
   console.log(`packed ${packed.filename}: ${packed.files.length} files, ${Math.round(packed.size / 1024)} KiB`);
@@ -185,7 +188,7 @@ try {
     console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery`);
   }
   // Installed from git, as `npm install <git url>` does: npm clones, installs the dev dependencies,
-  // and packs, which runs `prepack` (the build). It installs the last commit, not uncommitted changes.
+  // runs `prepare` (the build) and packs. It installs the last commit, not uncommitted changes.
   const commit = run('git', ['rev-parse', 'HEAD'], root).trim();
   const gitDir = join(work, 'from-git');
   write(gitDir, {
@@ -196,7 +199,7 @@ try {
   if (!existsSync(join(gitDir, 'node_modules', 'svc-webhooks', 'dist', 'index.js'))) throw new Error('installed from git, the package has no dist/');
   const fromGit = run(process.execPath, ['main.js'], gitDir).trim();
   if (fromGit !== 'ok') throw new Error(`from-git: the receiver printed ${JSON.stringify(fromGit)}`);
-  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepack, received a signed delivery`);
+  console.log(`  from-git (${commit.slice(0, 12)}): installed with dist/ built by prepare, received a signed delivery`);
   console.log(`package test passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (err) {
   failed = true;
