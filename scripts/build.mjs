@@ -53,6 +53,7 @@ const LAZY_FILES = [
   'webhooks/verify-delivery', // the standalone verifiers, apart from the middleware
   'observe/process-trace', // spans: only with an OpenTelemetry provider registered
   'observe/handler-spans',
+  'watch/watch-webhooks', // the webhook watcher
 ];
 
 /** Runtime dependencies required on first use (pino by the default logger, raw-body by the first Node request). */
