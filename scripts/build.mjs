@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { writeDeclarations } from './build/declarations.mjs';
 import { writeEsmFaces } from './build/esm-face.mjs';
-import { bundleCommonJs } from './build/split-bundles.mjs';
+import { bundleCommonJs, pointAtShippedSources } from './build/split-bundles.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { webBundleOptions } = createRequire(import.meta.url)('./web-bundle.cjs');
@@ -66,7 +66,8 @@ async function main() {
   try {
     const { exportsOf } = await bundleCommonJs({ root, stage, entries: ENTRIES.map((e) => e.path), lazyFiles: LAZY_FILES, lazyPackages: LAZY_PACKAGES });
     writeEsmFaces({ root, entries: ENTRIES.filter((e) => e.esm).map((e) => e.path), exportsOf, lazyFiles: LAZY_FILES });
-    await esbuild.build({ ...webBundleOptions({ entry: 'src/web.ts', outfile: 'dist/web.mjs' }), sourcemap: true, sourcesContent: false });
+    await esbuild.build({ ...webBundleOptions({ entry: 'src/web.ts', outfile: 'dist/web.mjs' }), sourcemap: true });
+    pointAtShippedSources(join(root, 'dist', 'web.mjs.map'), join(root, 'src'));
     await writeDeclarations({ root, stage, entries: [...ENTRIES.filter((e) => e.esm).map((e) => e.path), 'web'] });
     writeFileSync(join(root, 'dist', 'web.d.mts'), "export * from './web.js';\n");
   } finally {

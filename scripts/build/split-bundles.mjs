@@ -137,12 +137,15 @@ function pass2Imports({ dist, stage, outfile, isCore, core, lazyPackages, names 
 }
 
 /**
- * A bundle's source map keeps the text of the modules the build made up (stand-ins, the core's
- * entry) and points at the shipped src/ files for the rest, without copying their text.
+ * A bundle's source map points at the shipped src/ files without copying their text, and keeps the
+ * text of everything else in it (modules the build made up, dependencies bundled into it).
  */
-function pointAtShippedSources(mapFile) {
+export function pointAtShippedSources(mapFile, src) {
   const map = JSON.parse(readFileSync(mapFile, 'utf8'));
-  map.sourcesContent = map.sources.map((source, i) => (existsSync(resolve(dirname(mapFile), source)) ? null : map.sourcesContent[i]));
+  map.sourcesContent = map.sources.map((source, i) => {
+    const path = resolve(dirname(mapFile), source);
+    return path.startsWith(`${src}${sep}`) && existsSync(path) ? null : map.sourcesContent[i];
+  });
   writeFileSync(mapFile, JSON.stringify(map));
 }
 
@@ -199,7 +202,7 @@ export async function bundleCommonJs({ root, stage, entries, lazyFiles, lazyPack
       logOverride: { 'commonjs-variable-in-esm': 'silent' },
       logLevel: 'warning',
     });
-    pointAtShippedSources(`${outfile}.map`);
+    pointAtShippedSources(`${outfile}.map`, join(root, 'src'));
   }
   return { exportsOf };
 }
