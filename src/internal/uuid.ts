@@ -5,7 +5,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * every id svc gives a board, a bot user and a delivery.
  */
 export function isUuid(id: string): boolean {
-  return id.length === 36 && UUID.test(id);
+  return UUID.test(id);
 }
 
 /**

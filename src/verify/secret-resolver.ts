@@ -193,11 +193,8 @@ export class SecretLookup {
   }
 
   private recentlyFailed(id: string): boolean {
-    const until = this.failedUntil.get(id);
-    if (until === undefined) return false;
-    if (until > this.now()) return true;
-    this.failedUntil.delete(id);
-    return false;
+    // An expired entry stays until the bound pushes it out: it answers false all the same.
+    return (this.failedUntil.get(id) ?? 0) > this.now();
   }
 
   private store(id: string, entry: Entry): void {
@@ -210,7 +207,8 @@ export class SecretLookup {
 
   private failed(id: string, err: unknown, epoch: number): SvcWebhookError {
     const at = this.now();
-    if (this.epoch === epoch && this.failureTtl > 0) bounded(this.failedUntil, id, at + this.failureTtl);
+    // A failure of a lookup that set out before forget() is not remembered, as its answer would not be.
+    if (this.epoch === epoch) bounded(this.failedUntil, id, at + this.failureTtl);
     // One line per id per interval: a resolver that is down must not write a line per delivery.
     const last = this.failureLines.get(id);
     if (last !== undefined && at - last.at < FAILURE_LOG_INTERVAL_MS) {
@@ -219,12 +217,19 @@ export class SecretLookup {
     }
     bounded(this.failureLines, id, { at, repeated: 0 });
     const timedOut = err instanceof LookupTimeout;
-    const why = timedOut ? `did not answer within ${this.timeout} ms` : err instanceof InvalidAnswer ? `answered with something that is not a webhook secret: ${err.message}` : 'threw or rejected';
+    const invalid = err instanceof InvalidAnswer;
     const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
+    // The failed lookups of this id since the last line, which had none of their own.
     if (last !== undefined && last.repeated > 0) fields.repeated = last.repeated;
-    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = this.withoutSecrets(safeError(err));
-    const more = last !== undefined && last.repeated > 0 ? ` (and ${last.repeated} more failed lookups of this ${this.what} since the last line)` : '';
-    this.logger.error(fields, `the secret resolver ${why}; the delivery is answered 503 and svc retries it${more}`);
+    if (!timedOut && !invalid) fields.err = this.withoutSecrets(safeError(err));
+    this.logger.error(
+      fields,
+      timedOut
+        ? `the secret resolver did not answer within ${this.timeout} ms; the delivery is answered 503 and svc retries it`
+        : invalid
+          ? `the secret resolver answered with something that is not a webhook secret: ${(err as Error).message}; the delivery is answered 503 and svc retries it`
+          : 'the secret resolver threw or rejected; the delivery is answered 503 and svc retries it',
+    );
     return this.unavailable();
   }
 

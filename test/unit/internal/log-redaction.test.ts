@@ -56,6 +56,7 @@ describe('a log line', () => {
   it('scrubs a field named __proto__ as an own field, never as the copy\'s prototype', () => {
     const logged = line(JSON.parse(`{"__proto__": {"note": "${SECRET}"}}`) as object);
     expect(Object.getPrototypeOf(logged)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(logged, '__proto__')).toMatchObject({ enumerable: true, writable: true, configurable: true });
     expect(JSON.stringify(logged)).toBe(`{"__proto__":{"note":"${REDACTED}"}}`);
   });
 
@@ -94,6 +95,13 @@ describe('a log line', () => {
   it('scrubs what a toJSON method answers, as JSON writes that rather than the object', () => {
     const logged = line({ config: { toJSON: () => ({ note: `uses ${SECRET}`, nested: { token: 't' } }) }, said: { toJSON: () => `v1=${HEX}` } });
     expect(logged).toEqual({ config: { note: `uses ${REDACTED}`, nested: { token: REDACTED } }, said: `v1=${REDACTED}` });
+    // toJSON is asked as JSON.stringify asks it, with the key ('' at the top).
+    const keys: unknown[] = [];
+    line({ asked: { toJSON: (key: unknown) => (keys.push(key), 'x') } });
+    expect(keys).toEqual(['']);
+    // Answers that answer with another object with toJSON, for ever, end at the depth limit.
+    const endless = (): object => ({ toJSON: endless });
+    expect(line({ endless: endless() }).endless).toBe(TOO_DEEP);
     // One whose toJSON answers itself is written as its fields.
     const self = { secret: 'x', toJSON(): unknown { return this; } };
     expect(line({ self }).self).toEqual({ secret: REDACTED, toJSON: self.toJSON });
@@ -122,6 +130,13 @@ describe('a log line', () => {
     const own = Object.defineProperty(new (class Own {})(), 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
     const logged = line({ own, json: new (class { toJSON(): never { throw new Error('no'); } })() });
     expect(logged).toEqual({ own: UNREADABLE, json: UNREADABLE });
+  });
+
+  it('takes only a class instance for a request logged whole: a plain object with headers keeps every field', () => {
+    for (const proto of [Object.prototype, null]) {
+      const like = Object.assign(Object.create(proto) as Record<string, unknown>, { headers: { authorization: 'x' }, rawHeaders: ['Authorization', 'x'], note: 'kept' });
+      expect(line({ like }).like).toEqual({ headers: { authorization: REDACTED }, rawHeaders: ['Authorization', REDACTED], note: 'kept' });
+    }
   });
 
   it('scrubs an object without a prototype like a plain one', () => {
@@ -267,6 +282,10 @@ describe('what a log line drops', () => {
   it('is written as pino writes a censored value, "[Redacted]"', () => {
     expect(line({ token: 't' }).token).toBe('[Redacted]');
     expect(REDACTED).toBe('[Redacted]');
+  });
+
+  it('leaves a mark where an object was too deep or could not be read', () => {
+    expect([TOO_DEEP, UNREADABLE]).toEqual(['[Too deep]', '[Unreadable]']);
   });
 
   it('is dropped from a copy: the logged values themselves are left unchanged', () => {

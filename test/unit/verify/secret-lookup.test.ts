@@ -278,7 +278,7 @@ describe('SecretLookup on a clock', () => {
 describe('SecretLookup when the resolver fails', () => {
   /** A lookup on a clock whose resolver throws while `state.failing`; it counts calls and keeps log lines. */
   function failingLookup(options = {}) {
-    const state = { now: 0, failing: true };
+    const state = { now: 1_000_000, failing: true };
     const calls: string[] = [];
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
@@ -295,11 +295,11 @@ describe('SecretLookup when the resolver fails', () => {
     const { lookup, calls, state } = failingLookup();
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     state.failing = false;
-    state.now = 4_999;
+    state.now += 4_999;
     // Synchronously, as a cached answer is: no promise, no lookup.
     expect(() => lookup.keysFor('a')).toThrow(expect.objectContaining({ code: 'secret_unavailable', retryAfter: 5 }));
     expect(calls).toEqual(['a']);
-    state.now = 5_000;
+    state.now += 1;
     await lookup.keysFor('a');
     expect(calls).toEqual(['a', 'a']);
   });
@@ -312,6 +312,31 @@ describe('SecretLookup when the resolver fails', () => {
     lookup.forget('a');
     await lookup.keysFor('a');
     expect(calls).toEqual(['a', 'b', 'a']);
+  });
+
+  it('does not remember the failure of a lookup that set out before forget()', async () => {
+    const calls: string[] = [];
+    let fail: () => void = () => undefined;
+    const lookup = new SecretLookup({
+      resolve: (id) => {
+        calls.push(id);
+        return calls.length === 1 ? new Promise<SecretAnswer>((_, reject) => (fail = () => reject(new Error('down')))) : SECRET;
+      },
+      webhook: 'board',
+      options: secretLookupSettings({}),
+      logger: silent,
+    });
+    const first = codeOf(() => lookup.keysFor('a'));
+    lookup.forget('a'); // the board was connected meanwhile
+    fail();
+    expect(await first).toBe('secret_unavailable');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it('says unknown_bot for a bot the resolver does not know', async () => {
+    const lookup = new SecretLookup({ resolve: () => undefined, webhook: 'bot', options: secretLookupSettings({}), logger: silent });
+    expect(await codeOf(() => lookup.keysFor('b'))).toBe('unknown_bot');
   });
 
   it('remembers nothing with failureTtlMs 0', async () => {
@@ -340,7 +365,8 @@ describe('SecretLookup when the resolver fails', () => {
 
   it('logs a failure of one id at most once a minute, and the next line counts the failed lookups in between', async () => {
     const { lookup, calls, lines, state } = failingLookup({ failureTtlMs: 1_000 });
-    for (let at = 0; at < 60_000; at += 1_000) {
+    const start = state.now;
+    for (let at = start; at < start + 60_000; at += 1_000) {
       state.now = at;
       expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     }
@@ -348,13 +374,19 @@ describe('SecretLookup when the resolver fails', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ boardId: 'a', code: 'secret_unavailable' });
     expect(lines[0]!.repeated).toBeUndefined();
-    state.now = 60_000;
+    state.now = start + 60_000;
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ boardId: 'a', code: 'secret_unavailable', repeated: 59 });
     // Another board's failure is its own line.
     expect(await codeOf(() => lookup.keysFor('b'))).toBe('secret_unavailable');
     expect(lines.map((l) => l.boardId)).toEqual(['a', 'a', 'b']);
+    // A minute later with no failure in between: a line with nothing to count.
+    state.now = start + 120_000;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toMatchObject({ boardId: 'a' });
+    expect('repeated' in lines[3]!).toBe(false);
   });
 
   it('keeps at most 1,000 failed ids, however many distinct ids fail', async () => {
@@ -364,8 +396,10 @@ describe('SecretLookup when the resolver fails', () => {
     // The oldest was dropped: asked again; the newest is still remembered.
     expect(await codeOf(() => lookup.keysFor('id-0'))).toBe('secret_unavailable');
     expect(await codeOf(() => lookup.keysFor('id-1000'))).toBe('secret_unavailable');
+    expect(await codeOf(() => lookup.keysFor('id-2'))).toBe('secret_unavailable');
     expect(calls.filter((id) => id === 'id-0')).toHaveLength(2);
     expect(calls.filter((id) => id === 'id-1000')).toHaveLength(1);
+    expect(calls.filter((id) => id === 'id-2')).toHaveLength(1);
   });
 });
 
