@@ -35,9 +35,12 @@ function unicodeEscape(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/** `--json` output: indented JSON in which every character a terminal would act on is a \u escape, so it parses back to the same values. */
-export function terminalJson(value: unknown): string {
-  return `${JSON.stringify(value, null, 2).replace(RAW_IN_JSON, unicodeEscape)}\n`;
+/**
+ * `--json` output: JSON (indented by `indent` spaces; 0 for one line) in which every character a
+ * terminal would act on is a \u escape, so it parses back to the same values.
+ */
+export function terminalJson(value: unknown, indent = 2): string {
+  return `${JSON.stringify(value, null, indent).replace(RAW_IN_JSON, unicodeEscape)}\n`;
 }
 
 /**
