@@ -7,21 +7,27 @@
  * otherwise signed at send time with the secret read from the environment, so its output never
  * holds a real secret or a signature made with one.
  *
- * The delivery inspector (/inspector) shows verified bodies to anyone who can reach it from this
- * machine; SVC_INSPECTOR=off turns it off.
+ * The delivery inspector (/inspector) shows verified bodies. Listening on this machine only, it
+ * answers connections to a loopback address; listening beyond it (or with SVC_INSPECTOR=token), it
+ * answers only requests that carry a random access token, made at startup and written to a file
+ * only its user can read (never printed, never in a URL). SVC_INSPECTOR=off turns it off.
  *
  * Given svc's address and a token (SVC_BASE_URL, SVC_TOKEN with SVC_WATCH_BOARDS, SVC_BOT_TOKEN), it
  * also watches what svc reports for its webhooks (failing, disabled, paused...): a line in its log
  * for each change, and a panel in the inspector (watch-own-webhooks.ts).
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import express from 'express';
 import pino from 'pino';
 import { svcBoardWebhook, svcBotWebhook } from '../src';
 import { deliveryInspector } from './inspector/delivery-inspector';
 import { mountWebhookPanel } from './inspector/webhook-panel';
 import { watchOwnWebhooks } from './watch-own-webhooks';
+import { isLoopbackAddress } from './inspector/inspector-access';
 
 const DEV_BOT_SECRET = 'dev-bot-webhook-secret-change-me';
 const DEV_BOARD_SECRET = 'dev-board-webhook-secret-change-me';
@@ -39,8 +45,11 @@ if (onDevSecrets && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
   process.exit(1);
 }
 
-// A page listing recent deliveries live and why any was refused; it shows verified bodies, so it answers this machine's names only.
-const inspector = process.env.SVC_INSPECTOR === 'off' ? undefined : deliveryInspector();
+// A page listing recent deliveries live and why any was refused. It shows verified bodies: beyond
+// this machine, only to whoever holds the access token.
+const inspectorMode = process.env.SVC_INSPECTOR === 'off' ? 'off' : process.env.SVC_INSPECTOR === 'token' || !(host === 'localhost' || isLoopbackAddress(host)) ? 'token' : 'loopback';
+const access = inspectorMode === 'token' ? accessTokenFile() : undefined;
+const inspector = inspectorMode === 'off' ? undefined : deliveryInspector(access === undefined ? {} : { accessToken: access.token });
 const record = (r: Parameters<NonNullable<typeof inspector>['add']>[0]): void => inspector?.add(r);
 
 const board = svcBoardWebhook({ secret: boardSecret, logger })
@@ -101,6 +110,15 @@ const server = app.listen(port, host, () => {
   printHints(base);
 });
 
+/** A random token in a new file only this user can read; its path is printed, the token never is. */
+function accessTokenFile(): { token: string; file: string; dir: string } {
+  const token = randomBytes(32).toString('base64url');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-inspector-'));
+  const file = join(dir, 'access-token');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, file, dir };
+}
+
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
@@ -112,6 +130,9 @@ function shellQuote(text: string): string {
  */
 function printHints(base: string): void {
   const lines = ['', inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off)` : 'The delivery inspector is off.', ''];
+  if (access !== undefined) {
+    lines.splice(2, 0, `The inspector needs its access token: it is in ${access.file} (readable by you only). Enter it on the page, or send "Authorization: Bearer <token>".`);
+  }
   if (botSecret === DEV_BOT_SECRET) {
     const body = JSON.stringify(commandUpdate());
     const signature = createHmac('sha256', botSecret).update(body).digest('hex');
@@ -152,6 +173,7 @@ function commandUpdate(): object {
 function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
   inspector?.close();
+  if (access !== undefined) rmSync(access.dir, { recursive: true, force: true });
   void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined]).then(() => server.close(() => process.exit(0)));
 }
 process.once('SIGINT', shutdown);

@@ -24,9 +24,12 @@ export const errorStatus = {
   timestamp_out_of_tolerance: 401,
   /** A bot update older than the de-duplication window: it could be a replay of a forgotten id. */
   delivery_expired: 401,
-  /** The claimed board has no secret here (the resolver answered undefined); no MAC is computed. */
+  /**
+   * The claimed board has no secret here: the resolver answered undefined, or the claimed id is no
+   * svc board id (a lowercase UUID), so the resolver is not asked. No MAC is computed.
+   */
   unknown_board: 401,
-  /** The claimed bot (its path) has no secret here (the resolver answered undefined). */
+  /** The claimed bot (its path) has no secret here: the resolver answered undefined, or the path names no svc user id (a lowercase UUID), so the resolver is not asked. */
   unknown_bot: 401,
   /** A secret resolver is set, and the body names no board (`board.id`) and the path none either. */
   board_id_missing: 401,
@@ -50,7 +53,7 @@ export const errorStatus = {
   handler_failed: 500,
   handler_timeout: 503,
   store_unavailable: 503,
-  /** The secret resolver threw, rejected, returned something that is not a secret, or was too slow. */
+  /** The secret resolver threw, rejected, returned something that is not a secret, or was too slow (remembered for `secretLookup.failureTtlMs`). */
   secret_unavailable: 503,
   /** Inbox mode: Redis did not take the delivery in time; nothing was enqueued and svc retries it. */
   inbox_unavailable: 503,

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Request, type Response, type Router } from 'express';
 import type { DeliveryRecord } from '../../src';
+import { inspectorAccess } from './inspector-access';
 
 export interface DeliveryInspectorOptions {
   /** Where the page is served; the JSON list and the event stream live under it. Default `/inspector`. */
@@ -22,8 +23,15 @@ export interface DeliveryInspectorOptions {
   /**
    * Host names the page answers besides this machine's (localhost, 127.0.0.1, [::1]). Any other
    * Host header is refused (403), so a web page cannot read the deliveries through DNS rebinding.
+   * Without `accessToken` only connections to a loopback address are answered at all.
    */
   allowedHosts?: readonly string[];
+  /**
+   * A random token (32+ characters) that every request must carry, in `Authorization: Bearer` or
+   * in the cookie the page's form sets: for a server that listens beyond this machine. Without it,
+   * only connections made to a loopback address, with a Host of this machine, are answered.
+   */
+  accessToken?: string;
   /** How many live event streams may be open at once; more are answered 503. Default 8. */
   maxClients?: number;
 }
@@ -80,7 +88,6 @@ const HEARTBEAT_MS = 15_000;
  * The first snapshot is held to it too: it carries the newest deliveries that fit.
  */
 export const MAX_BACKLOG_BYTES = 1 << 20;
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 export function deliveryInspector(options: DeliveryInspectorOptions = {}): DeliveryInspector {
   const path = options.path ?? '/inspector';
@@ -88,7 +95,6 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
   const limit = positiveInteger(options.limit ?? 200, 'limit');
   const maxBodyChars = positiveInteger(options.maxBodyChars ?? 64 * 1024, 'maxBodyChars');
   const maxClients = positiveInteger(options.maxClients ?? 8, 'maxClients');
-  const hosts = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
 
   // Read and fill in the page once; the path is checked above, so it needs no escaping.
   const page = readFileSync(join(__dirname, 'inspector.html'), 'utf8').replaceAll('{{path}}', path);
@@ -137,14 +143,8 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
   }
 
   const router = express.Router();
-  // Only this machine's names (and the configured ones) are answered.
-  router.use(path, (req: Request, res: Response, next: () => void) => {
-    if (hosts.has(hostName(req.headers.host))) {
-      next();
-      return;
-    }
-    res.status(403).type('text/plain').send('inspector: this Host is not allowed; add it to allowedHosts\n');
-  });
+  // Only this machine (or the holder of the access token) may read it.
+  router.use(inspectorAccess({ path, allowedHosts: options.allowedHosts ?? [], accessToken: options.accessToken }));
   router.get(path, (_req: Request, res: Response) => {
     // The page loads only its own script and style, so even a rendering bug cannot run injected code.
     res.set({
@@ -215,15 +215,6 @@ function store(record: DeliveryRecord, seq: number, maxBodyChars: number): Store
     entry.raw = rawPreview(record.body);
   }
   return entry;
-}
-
-/** The name in a Host header, without the port: `localhost:3000` -> `localhost`, `[::1]:3000` -> `[::1]`. */
-function hostName(host: string | undefined): string {
-  if (host === undefined) return '';
-  const lower = host.toLowerCase();
-  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1);
-  const colon = lower.indexOf(':');
-  return colon === -1 ? lower : lower.slice(0, colon);
 }
 
 /** A body shown as data, never as markup or control codes: `\n`, `\x1b`, `\u202e` as escapes. */

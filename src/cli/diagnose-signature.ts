@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { webhookSecretProblem } from '../client/webhook-secret';
+import { canonicalDeliveryId } from '../validate/delivery-id';
 import type { Webhook } from './load-delivery';
 import type { CapturedHeaders } from './read-capture';
 
@@ -17,7 +18,9 @@ export type DiagnosisCode =
   | 'timestamp_out_of_tolerance'
   | 'secret_invalid'
   | 'body_changed'
-  | 'wrong_secret';
+  | 'wrong_secret'
+  | 'delivery_id_mismatch'
+  | 'event_type_mismatch';
 
 export type Diagnosis =
   | { readonly ok: true; readonly webhook: Webhook; readonly summary: string }
@@ -160,7 +163,7 @@ export function diagnoseSignature(input: DiagnoseInput): Diagnosis {
   const id = single(headers, 'x-svc-delivery');
   const what = `${webhook} delivery${id === undefined ? '' : ` ${id}`}${webhook === 'board' && single(headers, 'x-svc-event') ? ` (${single(headers, 'x-svc-event')})` : ''}`;
   const secretName = secrets.length > 1 ? `secret ${which + 1} of ${secrets.length}` : 'the secret';
-  if (webhook === 'bot') return { ok: true, webhook, summary: `${what} is correctly signed with ${secretName}` };
+  if (webhook === 'bot') return headerMismatch(headers, body, webhook) ?? { ok: true, webhook, summary: `${what} is correctly signed with ${secretName}` };
   const age = input.nowSeconds - Number(timestamp);
   if (Math.abs(age) > input.toleranceSeconds) {
     return fail(
@@ -170,7 +173,31 @@ export function diagnoseSignature(input: DiagnoseInput): Diagnosis {
       }`,
     );
   }
-  return { ok: true, webhook, summary: `${what} is correctly signed with ${secretName}; timestamp ${describeAge(age)} (tolerance ${input.toleranceSeconds} s)` };
+  return headerMismatch(headers, body, webhook) ?? { ok: true, webhook, summary: `${what} is correctly signed with ${secretName}; timestamp ${describeAge(age)} (tolerance ${input.toleranceSeconds} s)` };
+}
+
+/**
+ * The receiver's checks of the headers that repeat the signed body, after the signature: a correctly
+ * signed capture it would still refuse is not valid.
+ */
+function headerMismatch(headers: CapturedHeaders, body: Buffer, webhook: Webhook): Diagnosis | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const { id, type } = payload as { id?: unknown; type?: unknown };
+  const ids = headers.get('x-svc-delivery') ?? [];
+  if (typeof id === 'string' && ids.length > 0 && (ids.length > 1 || canonicalDeliveryId(ids[0]!) !== canonicalDeliveryId(id))) {
+    return fail('delivery_id_mismatch', `the signature matches, but X-Svc-Delivery ${ids.length > 1 ? 'was sent more than once' : "is not the body's id"}: receivers refuse it (400 delivery_id_mismatch)`);
+  }
+  const events = headers.get('x-svc-event') ?? [];
+  if (webhook === 'board' && typeof type === 'string' && events.length > 0 && (events.length > 1 || events[0] !== type)) {
+    return fail('event_type_mismatch', `the signature matches, but X-Svc-Event ${events.length > 1 ? 'was sent more than once' : "is not the body's type"}: receivers refuse it (400 event_type_mismatch)`);
+  }
+  return undefined;
 }
 
 function mismatch(input: DiagnoseInput, webhook: Webhook, claimed: Buffer, timestamp: string): Diagnosis {

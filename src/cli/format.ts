@@ -27,6 +27,43 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, '?').replace(/[\n\t]/g, ' ');
 }
 
+// What JSON.stringify leaves as it is but a terminal acts on: DEL, C1 controls (the 8-bit CSI among
+// them), bidirectional controls, and the line and paragraph separators.
+const RAW_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u200e\u200f\u2066-\u2069\u2028\u2029]/g;
+
+function unicodeEscape(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `--json` output: JSON (indented by `indent` spaces; 0 for one line) in which every character a
+ * terminal would act on is a \u escape, so it parses back to the same values.
+ */
+export function terminalJson(value: unknown, indent = 2): string {
+  return `${JSON.stringify(value, null, indent).replace(RAW_IN_JSON, unicodeEscape)}\n`;
+}
+
+/**
+ * Text that must be shown exactly (a secret to copy): as it is when a terminal shows it as it is,
+ * else as a JSON string whose control characters are escapes, and `escaped` says so.
+ */
+export function exactText(text: string): { shown: string; escaped: boolean } {
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(text)) return { shown: text, escaped: false };
+  return { shown: JSON.stringify(text).replace(RAW_IN_JSON, unicodeEscape), escaped: true };
+}
+
+/**
+ * A stream that turns every control character but the line break and the tab into "?": the last
+ * guard of standard output, for text a command forgot to make printable.
+ */
+export function controlFreeStream(destination: { write(text: string): unknown }): { write(text: string): unknown } {
+  return { write: (text: string) => destination.write(text.replace(STREAM_UNPRINTABLE, '?')) };
+}
+
+// eslint-disable-next-line no-control-regex
+const STREAM_UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 /**
  * A copy of what svc answered without credentials: a field named like one (`secret`, `token`,
  * `authorization`, in any case, at any depth) is shown as "[redacted]". svc never sends one in a

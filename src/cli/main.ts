@@ -14,7 +14,7 @@ import { sendCommand } from './commands/send';
 import { statusCommand } from './commands/status';
 import { verifyCommand } from './commands/verify';
 import { versionCommand } from './commands/version';
-import { oneLine } from './format';
+import { controlFreeStream, oneLine } from './format';
 
 const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, statusCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand];
 
@@ -68,7 +68,8 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
   // Whatever a command prints (svc's answers, a URL, an error), the token and secrets it was given,
   // and anything shaped like an svc token, never reach the terminal.
   const held = new HeldSecrets();
-  const io: CliIo = { ...rawIo, stdout: held.stream(rawIo.stdout), stderr: held.stream(rawIo.stderr), holdSecret: (value) => held.hold(value) };
+  // Standard output also never passes a control character on (stderr carries the progress line's own).
+  const io: CliIo = { ...rawIo, stdout: held.stream(controlFreeStream(rawIo.stdout)), stderr: held.stream(rawIo.stderr), holdSecret: (value) => held.hold(value) };
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(overview());

@@ -9,7 +9,10 @@ const REQUEST_LINE = /^[A-Z]+ \S+ HTTP\/\d(\.\d)?$/;
 
 function add(headers: Map<string, string[]>, name: string, value: string): void {
   const key = name.toLowerCase();
-  headers.set(key, [...(headers.get(key) ?? []), value]);
+  // Appended in place: copying the list for every line is quadratic in a header's repeats.
+  const values = headers.get(key);
+  if (values === undefined) headers.set(key, [value]);
+  else values.push(value);
 }
 
 function trimSpaces(value: string): string {

@@ -1,4 +1,3 @@
-import { isIPv4 } from 'node:net';
 import { botTokenProblem } from './bot-token';
 import type {
   BoardWebhookInput,
@@ -13,7 +12,7 @@ import { SvcClientError } from './svc-client-error';
 import { svcRequest, type SvcRequest, type Transport } from './svc-request';
 import { isOAuthCredential, tokenKind } from './token-kinds';
 import { checkWebhookSecret } from './webhook-secret';
-import { checkWebhookUrl } from './webhook-url';
+import { checkWebhookUrl, isLoopbackHost } from './webhook-url';
 import { readOptions } from '../internal/option-table';
 import { MAX_TIMEOUT_MS, SVC_CLIENT_OPTIONS } from './svc-client-options';
 
@@ -197,9 +196,7 @@ function checkBaseUrl(value: unknown): string {
 function checkTokenTransport(baseUrl: string): void {
   const url = new URL(baseUrl);
   if (url.protocol !== 'http:') return;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const loopback = host === 'localhost' || host.endsWith('.localhost') || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
-  if (!loopback) {
+  if (!isLoopbackHost(url.hostname)) {
     throw new SvcClientError('invalid_base_url', 'the token would travel unencrypted: use https:// (plain http:// is for a server on this machine; set allowInsecureHttp to send it to another host anyway)');
   }
 }

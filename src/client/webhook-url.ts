@@ -37,6 +37,23 @@ const RANGE_LISTS = NON_PUBLIC.map((range) => {
   return { range, list };
 });
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Whether a URL's host names this machine without asking DNS: `localhost` (answered from the hosts
+ * file), a loopback address (127.0.0.0/8, ::1, or IPv4-mapped ::ffff:127.x.y.z). Not `*.localhost`,
+ * `localhost.` or `localhost.localdomain`: those are looked up like any name and may resolve
+ * elsewhere. `hostname` is a URL's (IPv6 in brackets).
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost') return true;
+  if (isIPv4(host)) return LOOPBACK.check(host, 'ipv4');
+  return isIPv6(host) && LOOPBACK.check(host, 'ipv6');
+}
+
 /** Names that only resolve on the local machine or a private network. */
 const PRIVATE_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.home.arpa'];
 const LOCALHOST_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);

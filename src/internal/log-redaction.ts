@@ -3,16 +3,21 @@ import { SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from '.
 import { redactSecrets } from './redact-secrets';
 
 /**
- * What the library's logger (and each handler's `ctx.log`) drops from every line, at any depth:
- * fields named like credentials, in any case; the value after such a header name in a raw header
- * list; any string holding a configured secret, a signature (`v1=`/`sha256=` and 64 hex digits) or
- * an svc token. Message strings and the bindings of child loggers a handler makes itself are not
- * scanned: log values as fields.
+ * What the library's logger (and each handler's `ctx.log`) drops from every line: fields named like
+ * credentials, in any case; the value after such a header name in a raw header list; from any
+ * string (a value, a field's name, the message) a configured secret, a signature (`v1=`/`sha256=`,
+ * in any case and after any prefix, and 64 hex digits) or an svc token. Objects are scrubbed as
+ * JSON writes them (own fields, `toJSON`'s answer) down to ten levels; deeper ones are cut.
  */
 export const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password']);
-const SIGNATURE = /\b(sha256|v1)=[0-9a-fA-F]{64}\b/g;
+// Any spelling svc's or a proxy's (`V1=`, `SHA256=`, `sig_v1=`): the 64 hex digits are what is kept secret.
+const SIGNATURE = /(sha256|v1)=[0-9a-f]{64}(?![0-9a-f])/gi;
 const TOKEN_PREFIX = /svc_(bot|os|oc|oa|or|client)_/;
 export const REDACTED = '[Redacted]';
+/** What stands in for an object nested deeper than a line is scrubbed: it is not written at all. */
+export const TOO_DEEP = '[Too deep]';
+/** What stands in for a value whose fields could not be read (a getter or `toJSON` that throws). */
+export const UNREADABLE = '[Unreadable]';
 
 /** Never let a signature or secret reach a log line, whatever a handler logs (pino's redact paths). */
 export const REDACT_PATHS = [
@@ -29,13 +34,14 @@ const MAX_DEPTH = 10;
 
 export interface RedactingOptions {
   formatters: { log(object: object): object; bindings(bindings: object): object };
-  serializers: { err(value: unknown): unknown };
+  serializers: { err(value: unknown): unknown; msg(value: unknown): unknown };
 }
 
 /**
  * pino child-logger options that scrub each line; `secrets` are the configured secret values (16+
  * characters). An error under `err` is left to the error serializer (which keeps its type and stack)
- * and scrubbed after it.
+ * and scrubbed after it. The message is scrubbed by pino's serializer of its key: `log.error(err)`
+ * makes the error's message the line's.
  */
 export function redactingLogOptions(secrets: readonly string[]): RedactingOptions {
   const scrub = scrubber(secrets);
@@ -49,7 +55,10 @@ export function redactingLogOptions(secrets: readonly string[]): RedactingOption
       bindings: (bindings) => scrub(bindings, 0) as object,
     },
     // The standard serializer's result has a prototype of its own; its fields are copied to be scrubbed.
-    serializers: { err: (value) => scrub(value instanceof Error ? { ...stdSerializers.err(value) } : value, 0) },
+    serializers: {
+      err: (value) => scrub(value instanceof Error ? { ...stdSerializers.err(value) } : value, 0),
+      msg: (value) => scrub(value, 0),
+    },
   };
 }
 
@@ -119,32 +128,48 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
   const text = textScrubber(secrets);
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return text(value);
-    if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_DEPTH) return TOO_DEEP;
     if (Array.isArray(value)) return scrubArray(value, depth);
     if (value instanceof Error) return scrubError(value, depth);
-    const proto = Object.getPrototypeOf(value) as unknown;
-    if (proto !== Object.prototype && proto !== null) {
+    return scrubObject(value, depth);
+  };
+  /** An object as JSON writes it: `toJSON`'s answer, or its own fields. Left as it is when nothing in it changes. */
+  const scrubObject = (value: object, depth: number): unknown => {
+    try {
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      if (typeof toJSON === 'function') {
+        const json = (toJSON as (key: string) => unknown).call(value, '');
+        const out = json === value ? scrubFields(value, depth) : scrub(json, depth + 1);
+        return out === json ? value : out;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
       // A request logged whole (ctx.req): its method, url and headers, as pino's request serializer shows them.
       const req = value as { headers?: unknown; method?: unknown; url?: unknown; rawHeaders?: unknown };
-      if (typeof req.headers === 'object' && req.headers !== null && Array.isArray(req.rawHeaders)) {
+      if (proto !== Object.prototype && proto !== null && typeof req.headers === 'object' && req.headers !== null && Array.isArray(req.rawHeaders)) {
         return { method: req.method, url: scrub(req.url, depth + 1), headers: scrub({ ...(req.headers as object) }, depth + 1) };
       }
-      return value;
+      return scrubFields(value, depth);
+    } catch {
+      return UNREADABLE;
     }
-    // Copied only once something in it changes: most lines hold nothing to drop.
+  };
+  /** An object's own fields, names and values scrubbed; copied only once something in it changes (most lines hold nothing to drop). */
+  const scrubFields = (value: object, depth: number): unknown => {
     const source = value as Record<string, unknown>;
     let out: Record<string, unknown> | undefined;
     const keys = Object.keys(source);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const item = source[key];
+      const name = text(key);
       const next = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
-      if (next === item && out === undefined) continue;
+      if (next === item && name === key && out === undefined) continue;
       if (out === undefined) {
         out = {};
-        for (let j = 0; j < i; j++) out[keys[j]!] = source[keys[j]!];
+        for (let j = 0; j < i; j++) put(out, keys[j]!, source[keys[j]!]);
       }
-      out[key] = next;
+      put(out, name, next);
     }
     return out ?? value;
   };
@@ -164,10 +189,10 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
   const scrubError = (err: Error, depth: number): Record<string, unknown> => {
     let out: Record<string, unknown>;
     try {
-      out = { type: err.name, message: text(String(err.message)) };
+      out = { type: text(String(err.name)), message: text(String(err.message)) };
       if (typeof err.stack === 'string') out.stack = text(err.stack);
       for (const key of Object.keys(err)) {
-        if (key !== 'cause') out[key] = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1);
+        if (key !== 'cause') put(out, text(key), SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1));
       }
       if (err.cause !== undefined) out.cause = scrub(err.cause, depth + 1);
     } catch {
@@ -176,4 +201,12 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
     return out;
   };
   return scrub;
+}
+
+/** `out[key] = value`, for a key named `__proto__` too (an own field, never the copy's prototype). */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  // Defining every field would give the same copy, only slower (test/mutation/EQUIVALENT.internal.md).
+  // Stryker disable next-line ConditionalExpression: defining a field other than __proto__ gives the same copy
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }

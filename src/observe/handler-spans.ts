@@ -70,9 +70,11 @@ function failed(otel: Api, span: OtelApi.Span, err: unknown, secrets: readonly s
   const safe = safeError(err);
   const scrub = textScrubber(secrets);
   const message = scrub(safe.message);
+  // The name is the thrower's text as much as the message is.
+  const name = scrub(safe.name);
   const code = (safe as { code?: unknown }).code;
-  span.recordException({ name: safe.name, message, ...(safe.stack === undefined ? {} : { stack: scrub(safe.stack) }), ...(typeof code === 'string' ? { code: scrub(code) } : {}) });
-  span.setAttribute('error.type', safe.name);
+  span.recordException({ name, message, ...(safe.stack === undefined ? {} : { stack: scrub(safe.stack) }), ...(typeof code === 'string' ? { code: scrub(code) } : {}) });
+  span.setAttribute('error.type', name);
   span.setStatus({ code: otel.SpanStatusCode.ERROR, message });
   span.end();
 }

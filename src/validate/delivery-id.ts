@@ -1,4 +1,4 @@
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+import { isUuid } from '../internal/uuid';
 
 /**
  * The one form of a delivery id that the claim, the commit, the release, the store's keys, the log
@@ -6,5 +6,5 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * A UUID spelled in upper case once and lower case once is one delivery, not two.
  */
 export function canonicalDeliveryId(id: string): string {
-  return id.length === 36 && UUID.test(id) ? id.toLowerCase() : id;
+  return isUuid(id) ? id.toLowerCase() : id;
 }

@@ -4,7 +4,7 @@ import { pathId, type PathPattern } from '../internal/path-pattern';
 import type { RequestFacts } from '../internal/request-access';
 import { isThenable } from '../internal/thenable';
 import { noteClaimedBoard } from '../observe/refusal-log';
-import { claimedBoard, scannedBoardId } from './claimed-board';
+import { checkClaimedBoardId, claimedBoard, scannedBoardId } from './claimed-board';
 import type { MacKey } from './mac';
 import type { SecretLookup } from './secret-resolver';
 import type { SecretSource } from './secret-source';
@@ -33,6 +33,7 @@ export function boardVerifier({ secrets, pattern, toleranceSeconds }: BoardVerif
       };
       try {
         claimed = claimedBoard(body, pathId(pattern, request)).boardId;
+        checkClaimedBoardId(claimed);
         const verifying = verifyClaimed(lookup, claimed, signature, body);
         return isThenable<Verified>(verifying) ? Promise.resolve(verifying).catch(noted) : verifying;
       } catch (err) {

@@ -3,6 +3,7 @@ import type { Verified } from '../internal/delivery';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { pathId, type PathPattern } from '../internal/path-pattern';
 import { isThenable } from '../internal/thenable';
+import { isSvcResourceId } from '../internal/uuid';
 import type { MacKey } from './mac';
 import type { SecretSource } from './secret-source';
 import type { Verifier } from './verifier';
@@ -20,6 +21,8 @@ export function botVerifier(secrets: SecretSource, pattern: PathPattern): Verifi
       // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
       const botId = pathId(pattern, request);
       if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
+      // The resolver is asked only about what can be a bot user's id (a lowercase UUID).
+      if (!isSvcResourceId(botId)) throw new SvcWebhookError('unknown_bot', 'the bot this path names is no svc user id (a lowercase UUID), so no secret is known for it');
       const verified: Verified = { by: botId };
       const found = lookup.keysFor(botId);
       if (isThenable<readonly MacKey[]>(found)) return Promise.resolve(found).then((k) => settled(verifyBotSignature(k, claimed, body), verified));

@@ -1,5 +1,6 @@
 import { SvcWebhookError } from '../errors';
 import { MAX_PATH_ID_LENGTH } from '../internal/path-pattern';
+import { isSvcResourceId } from '../internal/uuid';
 
 /**
  * The board a delivery claims, read before it is verified, to pick the one board's secrets to verify
@@ -85,4 +86,12 @@ export function claimedBoard(body: Uint8Array, fromPath: string | undefined): Bo
   const boardId = fromBody ?? fromPath;
   if (boardId === undefined) throw new SvcWebhookError('board_id_missing', 'the body names no board (`board.id`), so there is no secret to verify it with');
   return { boardId };
+}
+
+/**
+ * Refuses a claimed board that cannot be an svc board id (a lowercase UUID): the secret resolver is
+ * asked about nothing else, so no `constructor`, no `../`, no text a `uuid` column refuses reaches it.
+ */
+export function checkClaimedBoardId(boardId: string): void {
+  if (!isSvcResourceId(boardId)) throw new SvcWebhookError('unknown_board', 'the board this delivery claims is no svc board id (a lowercase UUID), so no secret is known for it');
 }

@@ -11,6 +11,8 @@ export interface SecretLookupOptions {
   maxIds?: number;
   /** How long a lookup may take, in ms, before the delivery is answered 503 `secret_unavailable`. Default 5000 (the sender waits 10 s). */
   timeoutMs?: number;
+  /** How long a failed lookup is remembered, in ms: deliveries for that board (or bot) meanwhile are answered 503 at once, without asking again. Default 5000. */
+  failureTtlMs?: number;
 }
 
 /** The declaration of every `secretLookup` option (docs/options.md is made from it). */
@@ -26,6 +28,14 @@ export const SECRET_LOOKUP_OPTIONS = {
   }),
   maxIds: numberOption({ doc: 'How many known boards (or bots) are cached; the oldest answer is dropped first. Unknown ones are kept apart, at most 1,000.', unit: 'count', default: 10_000, min: 1, max: 10_000_000, integer: false }),
   timeoutMs: numberOption({ doc: 'How long one lookup may take before the delivery is answered 503 `secret_unavailable` (svc waits 10 s).', unit: 'ms', default: 5_000, min: 1, max: 9_000, integer: false }),
+  failureTtlMs: numberOption({
+    doc: 'How long a failed lookup (thrown, timed out, not a secret) is remembered: deliveries for that board or bot meanwhile are answered 503 `secret_unavailable` at once, without asking the resolver again.',
+    unit: 'ms',
+    default: 5_000,
+    min: 0,
+    max: 60_000,
+    integer: false,
+  }),
 };
 
 export type SecretLookupSettings = ReadOptions<typeof SECRET_LOOKUP_OPTIONS>;

@@ -9,12 +9,19 @@ import { secretKeys } from './secret-keys';
 /** What a resolver may answer: the secret, several (a rotation of that one board or bot), or undefined for one it does not know. */
 export type SecretAnswer = string | readonly string[] | undefined | null;
 
-/** The board webhook's resolver gets the board the delivery claims (unverified until the MAC matches). */
+/**
+ * The board webhook's resolver gets the board the delivery claims (unverified until the MAC
+ * matches): always a lowercase UUID, as svc writes board ids; a delivery claiming anything else is
+ * refused `unknown_board` without asking.
+ */
 export interface BoardSecretClaim {
   readonly boardId: string;
 }
 
-/** The bot webhook's resolver gets the bot named by the request path (`:botId`). */
+/**
+ * The bot webhook's resolver gets the bot named by the request path (`:botId`): always a lowercase
+ * UUID, as svc writes user ids; a path naming anything else is refused `unknown_bot` without asking.
+ */
 export interface BotSecretClaim {
   readonly botId: string;
 }
@@ -33,6 +40,8 @@ interface Entry {
 }
 
 const MAX_UNKNOWN = 1_000;
+/** A resolver's failures for one id are logged at most once per this interval; the next line counts the others. */
+export const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /** What a SecretLookup is made of. */
 export interface SecretLookupParts {
@@ -54,12 +63,17 @@ export class SecretLookup {
   private readonly known = new Map<string, Entry>();
   private readonly unknown = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<Entry>>();
+  /** When each id's last lookup failed to end; bounded as the unknown ids are. */
+  private readonly failedUntil = new Map<string, number>();
+  /** When each id's failure was last logged, and how many failed lookups since went unlogged. */
+  private readonly failureLines = new Map<string, { at: number; repeated: number }>();
   /** Bumped by forget(): an answer that was on its way before is not cached. */
   private epoch = 0;
   private readonly ttl: number;
   private readonly unknownTtl: number;
   private readonly max: number;
   private readonly timeout: number;
+  private readonly failureTtl: number;
 
   private readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>;
   private readonly what: 'board' | 'bot';
@@ -76,6 +90,7 @@ export class SecretLookup {
     this.unknownTtl = options.unknownTtlMs;
     this.max = options.maxIds;
     this.timeout = options.timeoutMs;
+    this.failureTtl = options.failureTtlMs;
   }
 
   /**
@@ -85,6 +100,7 @@ export class SecretLookup {
   keysFor(id: string): readonly MacKey[] | Promise<readonly MacKey[]> {
     const cached = this.cached(id);
     if (cached !== undefined) return keysOf(cached, this.what);
+    if (this.recentlyFailed(id)) throw this.unavailable();
     let lookup = this.pending.get(id);
     if (lookup === undefined) {
       lookup = this.lookup(id);
@@ -104,6 +120,7 @@ export class SecretLookup {
     this.known.delete(id);
     this.unknown.delete(id);
     this.pending.delete(id);
+    this.failedUntil.delete(id);
   }
 
   private withoutSecrets(err: Error): Record<string, unknown> {
@@ -147,7 +164,7 @@ export class SecretLookup {
         return entry;
       })
       .catch((err: unknown) => {
-        throw this.failed(id, err);
+        throw this.failed(id, err, epoch);
       });
     // Settled or timed out, the next delivery may look up afresh (a hung resolver is not waited on forever).
     void done.then(
@@ -175,6 +192,11 @@ export class SecretLookup {
     return { keys, secrets: typeof value === 'string' ? [value] : [...(value as readonly string[])], expires: this.now() + this.ttl };
   }
 
+  private recentlyFailed(id: string): boolean {
+    // An expired entry stays until the bound pushes it out: it answers false all the same.
+    return (this.failedUntil.get(id) ?? 0) > this.now();
+  }
+
   private store(id: string, entry: Entry): void {
     const [map, max] = entry.keys === undefined ? [this.unknown, MAX_UNKNOWN] : [this.known, this.max];
     this.known.delete(id);
@@ -183,14 +205,44 @@ export class SecretLookup {
     if (map.size > max) map.delete(map.keys().next().value!);
   }
 
-  private failed(id: string, err: unknown): SvcWebhookError {
+  private failed(id: string, err: unknown, epoch: number): SvcWebhookError {
+    const at = this.now();
+    // A failure of a lookup that set out before forget() is not remembered, as its answer would not be.
+    if (this.epoch === epoch) bounded(this.failedUntil, id, at + this.failureTtl);
+    // One line per id per interval: a resolver that is down must not write a line per delivery.
+    const last = this.failureLines.get(id);
+    if (last !== undefined && at - last.at < FAILURE_LOG_INTERVAL_MS) {
+      last.repeated++;
+      return this.unavailable();
+    }
+    bounded(this.failureLines, id, { at, repeated: 0 });
     const timedOut = err instanceof LookupTimeout;
-    const why = timedOut ? `did not answer within ${this.timeout} ms` : err instanceof InvalidAnswer ? `answered with something that is not a webhook secret: ${err.message}` : 'threw or rejected';
+    const invalid = err instanceof InvalidAnswer;
     const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
-    if (!timedOut && !(err instanceof InvalidAnswer)) fields.err = this.withoutSecrets(safeError(err));
-    this.logger.error(fields, `the secret resolver ${why}; the delivery is answered 503 and svc retries it`);
+    // The failed lookups of this id since the last line, which had none of their own.
+    if (last !== undefined && last.repeated > 0) fields.repeated = last.repeated;
+    if (!timedOut && !invalid) fields.err = this.withoutSecrets(safeError(err));
+    this.logger.error(
+      fields,
+      timedOut
+        ? `the secret resolver did not answer within ${this.timeout} ms; the delivery is answered 503 and svc retries it`
+        : invalid
+          ? `the secret resolver answered with something that is not a webhook secret: ${(err as Error).message}; the delivery is answered 503 and svc retries it`
+          : 'the secret resolver threw or rejected; the delivery is answered 503 and svc retries it',
+    );
+    return this.unavailable();
+  }
+
+  private unavailable(): SvcWebhookError {
     return new SvcWebhookError('secret_unavailable', `the webhook secret of this ${this.what} could not be looked up; retry later`, { retryAfter: 5 });
   }
+}
+
+/** Sets `key` last in `map`, dropping the oldest entry beyond the bound of unknown ids. */
+function bounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > MAX_UNKNOWN) map.delete(map.keys().next().value!);
 }
 
 function keysOf(entry: Entry, what: 'board' | 'bot'): readonly MacKey[] {

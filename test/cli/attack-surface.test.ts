@@ -1,5 +1,5 @@
 import { redactSecrets } from '../../src';
-import { boardEvent, signBoardEvent } from '../../src/testing';
+import { boardEvent, botUpdate, signBoardEvent, signBotUpdate } from '../../src/testing';
 import { runCli, tempFiles } from './run-cli';
 
 const TOKEN = 'person-token-+/=0123456789abcdef';
@@ -68,6 +68,20 @@ describe('the CLI facing a hostile or careless svc', () => {
     expect(svc.calls()).toBe(2);
   });
 
+  it('counts as this machine only names that never leave it: not *.localhost, which is resolved through DNS', async () => {
+    const svc = answering(200, { url: 'https://hooks.example.com/x', enabled: true });
+    for (const local of ['http://localhost:9', 'http://127.0.0.1:9', 'http://127.1.2.3:9', 'http://[::1]:9', 'http://[::ffff:127.0.0.1]:9']) {
+      const result = await runCli(['board-webhook', 'get', '--board', BOARD], { env: { SVC_BASE_URL: local, SVC_TOKEN: TOKEN }, fetch: svc.fetch });
+      expect([local, result.code]).toEqual([local, 0]);
+    }
+    const sent = svc.calls();
+    for (const remote of ['http://svc.localhost:9', 'http://localhost.:9', 'http://localhost.localdomain:9', 'http://127.0.0.1.nip.io:9', 'http://[::ffff:10.0.0.1]:9', 'http://0.0.0.0:9']) {
+      const result = await runCli(['board-webhook', 'get', '--board', BOARD], { env: { SVC_BASE_URL: remote, SVC_TOKEN: TOKEN }, fetch: svc.fetch });
+      expect([remote, result.code, result.stderr.includes('invalid_base_url')]).toEqual([remote, 2, true]);
+    }
+    expect(svc.calls()).toBe(sent);
+  });
+
   it('says in every help to prefer --secret-file or the environment over --secret', async () => {
     for (const command of ['send', 'verify', 'board-webhook', 'bot-webhook']) {
       const help = (await runCli([command, '--help'])).stdout;
@@ -77,6 +91,22 @@ describe('the CLI facing a hostile or careless svc', () => {
   });
 
   // Complexity regression tests: the limit is generous; a quadratic regex takes many seconds here.
+  it('parses 80 KB of repeated header lines quickly', async () => {
+    const signed = signBoardEvent(boardEvent('ping'), { secret: SECRET });
+    const lines = Object.entries(signed.headers).map(([k, v]) => `${k}: ${v}`);
+    const repeated = Array.from({ length: 16 * 1024 }, () => 'X-Other: a').join('\n');
+    const files = tempFiles({ 'headers.txt': `${lines.join('\n')}\n${repeated}`, 'body.json': signed.body, 'secret.txt': SECRET });
+    try {
+      expect(repeated.length).toBeGreaterThan(80 * 1024);
+      const started = performance.now();
+      const result = await runCli(['verify', '--headers', files.path('headers.txt'), '--body', files.path('body.json'), '--secret-file', files.path('secret.txt')]);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(result.code).toBe(0);
+    } finally {
+      files.cleanup();
+    }
+  });
+
   describe('on 200 KB of spaces', () => {
     const spaces = ' '.repeat(200 * 1024);
 
@@ -101,6 +131,113 @@ describe('the CLI facing a hostile or careless svc', () => {
         files.cleanup();
       }
     });
+  });
+});
+
+/** ESC (a CSI and an OSC title), BEL, an 8-bit CSI, a carriage return and a right-to-left override. */
+const HOSTILE_TEXT = 'x\u001b[2J\u001b]0;owned\u0007\u009b31m\r\u202eevil';
+/** Anything a terminal acts on rather than shows; line breaks between lines aside. */
+const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+describe('the CLI printing what a sender or svc chose', () => {
+  it('verify: the success line shows a hostile delivery id and event type without their control characters', async () => {
+    const event = { ...boardEvent('ping'), id: `id-${HOSTILE_TEXT}`, type: `ping${HOSTILE_TEXT}` };
+    const signed = signBoardEvent(event, { secret: SECRET });
+    const files = tempFiles({ 'headers.json': JSON.stringify(signed.headers), 'body.json': signed.body, 'secret.txt': SECRET });
+    try {
+      const result = await runCli(['verify', '--headers', files.path('headers.json'), '--body', files.path('body.json'), '--secret-file', files.path('secret.txt')]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^valid: /);
+      expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
+    } finally {
+      files.cleanup();
+    }
+  });
+
+  it('send <file>: the line naming the delivery shows its id and type without their control characters', async () => {
+    const event = { ...boardEvent('ping'), id: `id-${HOSTILE_TEXT}`, type: `ping${HOSTILE_TEXT}` };
+    const files = tempFiles({ 'event.json': JSON.stringify(event) });
+    const receiver = (async () => new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } })) as unknown as typeof fetch;
+    try {
+      const result = await runCli(['send', files.path('event.json'), '--url', 'http://127.0.0.1:9/hook', '--webhook', 'board'], { env: { SVC_WEBHOOK_SECRET: SECRET }, fetch: receiver });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('POST http://127.0.0.1:9/hook: board ping');
+      expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
+    } finally {
+      files.cleanup();
+    }
+  });
+
+  it('board-webhook set: a generated secret holding control characters is shown escaped, not acted on', async () => {
+    const generated = `gen${HOSTILE_TEXT}-0123456789abcdef`;
+    const svc = answering(200, { webhook: { url: 'https://hooks.example.com/x', enabled: true }, secret: generated });
+    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], { env: base, fetch: svc.fetch });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
+    // Escaped, so the secret can still be read back exactly.
+    expect(result.stdout).toContain(JSON.stringify(generated).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  });
+
+  it('--json: every answer of svc is printed as JSON without raw control characters, and parses back to the same values', async () => {
+    const state = { url: 'https://hooks.example.com/x', lastError: HOSTILE_TEXT, [`key${HOSTILE_TEXT}`]: { nested: HOSTILE_TEXT } };
+    const runs = [
+      ['board-webhook', 'get', '--board', BOARD, '--json'],
+      ['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x', '--json'],
+      ['board-webhook', 'ping', '--board', BOARD, '--json'],
+      ['version', '--json'],
+    ];
+    for (const args of runs) {
+      const answer = args[1] === 'ping' ? { ok: true, status: 200, error: HOSTILE_TEXT } : args[1] === 'set' ? { webhook: state, secret: `s${HOSTILE_TEXT}-0123456789abcdef` } : args[0] === 'version' ? { version: HOSTILE_TEXT, commit: 'abc', product: 'svc' } : state;
+      const result = await runCli(args, { env: base, fetch: answering(200, answer).fetch });
+      expect([args.join(' '), result.code]).toEqual([args.join(' '), 0]);
+      expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
+      expect(JSON.stringify(JSON.parse(result.stdout))).toContain(JSON.stringify(HOSTILE_TEXT).slice(1, -1));
+    }
+    const bot = await runCli(['bot-webhook', 'get', '--json'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_BOT_TOKEN: `svc_bot_${BOARD}_${'A'.repeat(43)}` }, fetch: answering(200, state).fetch });
+    expect(bot.code).toBe(0);
+    expect(bot.stdout).not.toMatch(TERMINAL_CONTROLS);
+  });
+});
+
+describe('verify, against what the receiver checks', () => {
+  const files = (signed: { headers: Record<string, string>; body: string }) => tempFiles({ 'headers.json': JSON.stringify(signed.headers), 'body.json': signed.body, 'secret.txt': SECRET });
+  const verify = (f: ReturnType<typeof tempFiles>) => runCli(['verify', '--headers', f.path('headers.json'), '--body', f.path('body.json'), '--secret-file', f.path('secret.txt')]);
+
+  it('says delivery_id_mismatch, not valid, when X-Svc-Delivery names another delivery than the signed body', async () => {
+    for (const signed of [
+      signBoardEvent(boardEvent('ping'), { secret: SECRET, deliveryId: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+      signBotUpdate(botUpdate('messageCreate'), { secret: SECRET, deliveryId: '0f8fad5b-d9cb-469f-a165-70867728950e' }),
+    ]) {
+      const f = files(signed);
+      try {
+        const result = await verify(f);
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain('delivery_id_mismatch');
+      } finally {
+        f.cleanup();
+      }
+    }
+  });
+
+  it('says event_type_mismatch when X-Svc-Event names another type than the signed body', async () => {
+    const f = files(signBoardEvent(boardEvent('ping'), { secret: SECRET, eventType: 'task.created' }));
+    try {
+      const result = await verify(f);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('event_type_mismatch');
+    } finally {
+      f.cleanup();
+    }
+  });
+
+  it('still says valid for a delivery id the receiver takes as the same: a UUID in another case', async () => {
+    const event = boardEvent('ping');
+    const f = files(signBoardEvent(event, { secret: SECRET, deliveryId: event.id.toUpperCase() }));
+    try {
+      expect((await verify(f)).code).toBe(0);
+    } finally {
+      f.cleanup();
+    }
   });
 });
 

@@ -1,8 +1,10 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { fixture, signBoard } from '../support/sign';
 
 const root = join(__dirname, '..', '..');
 const run = promisify(execFile);
@@ -187,5 +189,110 @@ describe('the example server on the development secrets', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
     expect(out).toContain('refusing to listen beyond this machine');
+  });
+});
+
+describe('the example server listening beyond this machine (HOST=0.0.0.0, real secrets): its inspector', () => {
+  const BOT = 'real-bot-secret-+/=-0123456789abcdef';
+  const BOARD = 'real-board-secret-0123456789abcdef';
+  let server: { child: ChildProcess; output: () => string };
+  let base = '';
+  const event = fixture('board', 'task.created');
+
+  beforeAll(async () => {
+    server = await startExampleServer({ HOST: '0.0.0.0', SVC_BOT_WEBHOOK_SECRET: BOT, SVC_BOARD_WEBHOOK_SECRET: BOARD });
+    const listening = server.output().split('\n').find((l) => l.includes('"msg":"listening"'))!;
+    // It listens on every interface; the test reaches it on loopback only.
+    base = `http://127.0.0.1:${new URL(JSON.parse(listening).url as string).port}`;
+    const signed = signBoard(event, { secret: BOARD });
+    expect((await fetch(`${base}/webhooks/board`, { method: 'POST', headers: signed.headers, body: signed.body })).status).toBe(200);
+  });
+  afterAll(() => {
+    server?.child.kill('SIGTERM');
+  });
+
+  /** Where the server said its access token is. */
+  function tokenFile(): string {
+    const named = /it is in (\S+) \(readable by you only\)/.exec(server.output());
+    if (named === null) throw new Error(`the server named no access token file:\n${server.output()}`);
+    return named[1]!;
+  }
+  const token = (): string => readFileSync(tokenFile(), 'utf8').trim();
+
+  /** A GET with the given headers, Host included (fetch would replace it); read to its end, or an event stream to its first chunk. */
+  function get(path: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(`${base}${path}`, { headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (res.headers['content-type']?.startsWith('text/event-stream')) {
+            resolve({ status: res.statusCode!, text });
+            req.destroy();
+          }
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('reads no payload for a request without the token, whatever Host it sends -> 401', async () => {
+    for (const path of ['/inspector', '/inspector/deliveries', '/inspector/events', '/inspector/webhooks']) {
+      for (const host of ['localhost', '127.0.0.1', 'attacker.example']) {
+        const answer = await get(path, { host });
+        expect([path, host, answer.status]).toEqual([path, host, 401]);
+        expect(answer.text).not.toContain(event.id);
+      }
+    }
+    const wrong = await get('/inspector/deliveries', { authorization: `Bearer ${'x'.repeat(43)}` });
+    expect(wrong.status).toBe(401);
+  });
+
+  it('serves the deliveries to a request that carries the token in Authorization', async () => {
+    const answer = await get('/inspector/deliveries', { authorization: `Bearer ${token()}` });
+    expect((await get(`/inspector/deliveries?token=${encodeURIComponent(token())}`, {})).status).toBe(401);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(event.id);
+  });
+
+  it('takes the token from its form (posted, not in the URL) and sets a cookie that opens the page and the stream', async () => {
+    const wrong = await fetch(`${base}/inspector/access`, { method: 'POST', body: new URLSearchParams({ token: 'not-the-token' }), redirect: 'manual' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('set-cookie')).toBeNull();
+    const res = await fetch(`${base}/inspector/access`, { method: 'POST', body: new URLSearchParams({ token: token() }), redirect: 'manual' });
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/inspector']);
+    const cookie = res.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const session = cookie.split(';')[0]!;
+    expect((await get('/inspector', { cookie: session })).status).toBe(200);
+    const stream = await get('/inspector/events', { cookie: session });
+    expect(stream.status).toBe(200);
+    expect(stream.text).toContain(event.id);
+  });
+
+  it('never prints the token; its file is readable by its user only', () => {
+    expect(token().length).toBeGreaterThanOrEqual(43);
+    expect(server.output()).not.toContain(token());
+    expect(statSync(tokenFile()).mode & 0o077).toBe(0);
+  });
+});
+
+describe('the example server on this machine (HOST=127.0.0.1): its inspector', () => {
+  it('needs no token, and SVC_INSPECTOR=token asks for one there too', async () => {
+    const open = await startExampleServer({ HOST: '127.0.0.1' });
+    const tokened = await startExampleServer({ HOST: '127.0.0.1', SVC_INSPECTOR: 'token' });
+    try {
+      const portOf = (s: { output: () => string }) => new URL(JSON.parse(s.output().split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string).port;
+      expect((await fetch(`http://127.0.0.1:${portOf(open)}/inspector/deliveries`)).status).toBe(200);
+      expect(open.output()).not.toContain('access token');
+      expect((await fetch(`http://127.0.0.1:${portOf(tokened)}/inspector/deliveries`)).status).toBe(401);
+    } finally {
+      open.child.kill('SIGTERM');
+      tokened.child.kill('SIGTERM');
+    }
   });
 });

@@ -88,3 +88,103 @@ describe('the delivery inspector as an attacker reaches it', () => {
     expect((JSON.parse(/data: (.*)\n/.exec(first.text)![1]!) as { truncated: boolean }).truncated).toBe(true);
   });
 });
+
+describe('who may read the delivery inspector', () => {
+  const TOKEN = 'an-access-token-of-at-least-32-characters-xyz';
+
+  /** An app serving an inspector that holds one verified delivery; `localAddress` stands for the interface a connection arrived on. */
+  async function serve(options: { accessToken?: string }, localAddress?: string): Promise<{ port: number; close: () => Promise<void> }> {
+    const inspector = deliveryInspector(options);
+    inspector.add({ webhook: 'board', deliveryId: 'the-delivery', outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: { note: 'private' } });
+    const server = express().use(inspector.router).listen(0, '127.0.0.1');
+    if (localAddress !== undefined) server.on('connection', (socket) => Object.defineProperty(socket, 'localAddress', { value: localAddress }));
+    await new Promise((resolve) => server.once('listening', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      close: async () => {
+        inspector.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  function get(port: number, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('without a token, refuses a connection that did not arrive on a loopback address, even with Host: localhost -> 403', async () => {
+    const remote = await serve({}, '192.0.2.10');
+    const local = await serve({}, '::ffff:127.0.0.1');
+    try {
+      const refused = await get(remote.port, '/inspector/deliveries', { host: 'localhost' });
+      expect(refused.status).toBe(403);
+      expect(refused.text).not.toContain('private');
+      expect((await get(local.port, '/inspector/deliveries', { host: 'localhost' })).status).toBe(200);
+    } finally {
+      await remote.close();
+      await local.close();
+    }
+  });
+
+  describe('with an access token', () => {
+    it('answers a request carrying it in Authorization, from any interface and Host', async () => {
+      const app = await serve({ accessToken: TOKEN }, '192.0.2.10');
+      try {
+        const ok = await get(app.port, '/inspector/deliveries', { host: 'inspector.example.com', authorization: `Bearer ${TOKEN}` });
+        expect(ok.status).toBe(200);
+        expect(ok.text).toContain('private');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('refuses anything else -> 401: no token, a wrong one, the token in the URL', async () => {
+      const app = await serve({ accessToken: TOKEN });
+      try {
+        for (const [path, headers] of [
+          ['/inspector/deliveries', { host: 'localhost' }],
+          ['/inspector/events', { host: 'localhost' }],
+          ['/inspector/deliveries', { authorization: `Bearer ${TOKEN}x` }],
+          ['/inspector/deliveries', { authorization: TOKEN }],
+          ['/inspector/deliveries', { cookie: `svc_inspector_access=${TOKEN.slice(1)}` }],
+          [`/inspector/deliveries?token=${TOKEN}`, {}],
+          [`/inspector/deliveries?access_token=${TOKEN}`, {}],
+        ] as const) {
+          const answer = await get(app.port, path, headers);
+          expect([path, answer.status]).toEqual([path, 401]);
+          expect(answer.text).not.toContain('private');
+        }
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('shows a form for the token on the page, which posts it (never a GET) under a strict policy', async () => {
+      const app = await serve({ accessToken: TOKEN });
+      try {
+        const page = await get(app.port, '/inspector', {});
+        expect(page.status).toBe(401);
+        expect(page.text).toContain('<form method="post" action="/inspector/access">');
+        expect(page.text).not.toContain(TOKEN);
+        expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+        expect(page.headers['cache-control']).toBe('no-store');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('is refused at setup when it is shorter than 32 characters', () => {
+      expect(() => deliveryInspector({ accessToken: 'short' })).toThrow(TypeError);
+    });
+  });
+});

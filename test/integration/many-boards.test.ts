@@ -201,6 +201,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
         if (failing) throw new Error('vault unreachable');
         return boardId === A ? SECRET_A : undefined;
       },
+      secretLookup: { failureTtlMs: 100 },
     });
     const app = expressLib().use(board);
     const event = eventFor(A);
@@ -210,6 +211,8 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     const errors = log.lines.filter((l) => l.level === 50);
     expect(errors.some((l) => l.code === 'secret_unavailable' && l.boardId === A)).toBe(true);
     failing = false;
+    // The failure is remembered for failureTtlMs, then the board is asked about again.
+    await new Promise((r) => setTimeout(r, 150));
     await post(app, PATH, signBoard(event, { secret: SECRET_A })).expect(200);
     expect(log.text()).not.toContain(SECRET_A);
   });
@@ -235,6 +238,66 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(log.text()).not.toContain(SECRET_A);
   });
 
+  describe('when a delivery claims a board that is no board id (hostile ids)', () => {
+    const HOSTILE = ['constructor', '__proto__', 'toString', A.toUpperCase(), A.replace(/-/g, ''), "' OR '1'='1", `${A}' --`];
+
+    it('a resolver over a plain object is never asked for `constructor` and the like -> 401 unknown_board, no error line', async () => {
+      const log = memoryLogger();
+      const asked: string[] = [];
+      const secrets: Record<string, string> = { [A]: SECRET_A };
+      const board = svcBoardWebhook({ logger: log.logger, secret: ({ boardId }) => (asked.push(boardId), secrets[boardId]) });
+      const app = expressLib().use(board);
+      for (const id of HOSTILE) {
+        const res = await post(app, PATH, signBoard(eventFor(id), { secret: SECRET_A }));
+        expect([id, res.status, res.body.code]).toEqual([id, 401, 'unknown_board']);
+      }
+      await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A })).expect(200);
+      expect(asked).toEqual([A]);
+      expect(log.lines.filter((l) => l.level >= 50)).toEqual([]);
+    });
+
+    it('a resolver over a uuid column (which throws on anything else) is never asked either -> 401, not 503', async () => {
+      const log = memoryLogger();
+      const asked: string[] = [];
+      // As PostgreSQL answers a query on a uuid column with text that is no UUID.
+      const uuidColumn = ({ boardId }: { boardId: string }) => {
+        asked.push(boardId);
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(boardId)) throw new Error(`invalid input syntax for type uuid: "${boardId}"`);
+        return boardId.toLowerCase() === A ? SECRET_A : undefined;
+      };
+      const board = svcBoardWebhook({ logger: log.logger, secret: uuidColumn, path: '/webhooks/boards/:boardId', schemaPolicy: 'skip' });
+      const app = expressLib().use(board);
+      for (const id of HOSTILE) {
+        const inBody = await post(app, `/webhooks/boards/${A}`, signBoard(eventFor(id), { secret: SECRET_A }));
+        expect([id, inBody.status]).toEqual([id, 401]);
+        const bare = eventFor(A);
+        delete bare.board;
+        const inPath = await post(app, `/webhooks/boards/${encodeURIComponent(id)}`, signBoard(bare, { secret: SECRET_A }));
+        expect([id, inPath.status, inPath.body.code]).toEqual([id, 401, 'unknown_board']);
+      }
+      expect(asked).toEqual([]);
+      expect(log.lines.filter((l) => l.level >= 50)).toEqual([]);
+    });
+  });
+
+  it('when the resolver fails under a flood for one board: one lookup per failureTtlMs, one failure line per minute', async () => {
+    const log = memoryLogger();
+    const asked: string[] = [];
+    const board = svcBoardWebhook({
+      logger: log.logger,
+      secret: ({ boardId }) => {
+        asked.push(boardId);
+        throw new Error('vault unreachable');
+      },
+    });
+    const app = expressLib().use(board);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await post(app, PATH, signBoard(eventFor(A), { secret: 'forged-secret-0123456789abcdef' }))).status);
+    expect(new Set(statuses)).toEqual(new Set([503]));
+    expect(asked).toEqual([A]);
+    expect(log.lines.filter((l) => l.msg?.startsWith('the secret resolver'))).toHaveLength(1);
+  });
+
   it('when the resolver answers something that is not a secret -> 503 secret_unavailable', async () => {
     const { app } = setup({ secret: () => 'short' });
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));
@@ -243,7 +306,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
 
   it('when the resolver hangs -> 503 secret_unavailable within the sender\'s 10 s (default timeout), then accepted once it answers again', async () => {
     let hang = true;
-    const { app } = setup({ secret: ({ boardId }) => (hang ? new Promise<string>(() => undefined) : boardId === A ? SECRET_A : undefined) });
+    const { app } = setup({ secret: ({ boardId }) => (hang ? new Promise<string>(() => undefined) : boardId === A ? SECRET_A : undefined), secretLookup: { failureTtlMs: 0 } });
     const started = Date.now();
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));
     expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);

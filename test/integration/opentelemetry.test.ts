@@ -109,6 +109,12 @@ describe('OpenTelemetry', () => {
         // A handler's error may quote what it should not: the secret, a signature, a token.
         throw new Error(`cannot restore: secret ${BOARD_SECRET}, signature ${LEAKED_SIGNATURE}, token ${LEAKED_TOKEN}`);
       })
+      .on('task.moved_in', () => {
+        // An error's name is text a handler chose too: a library may build it from what it was given.
+        const err = new Error('the move failed');
+        err.name = `MoveError(${BOARD_SECRET}, ${LEAKED_TOKEN}, ${LEAKED_SIGNATURE})`;
+        throw err;
+      })
       .on('task.archived', () => {
         // Reading anything of this throws: recording it on the span must not.
         throw new Proxy({}, { get: () => { throw new Error('hostile'); }, getPrototypeOf: () => { throw new Error('hostile'); } });
@@ -193,6 +199,18 @@ describe('OpenTelemetry', () => {
       expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: expected });
       expect(failed.events[0]!.attributes?.['exception.message']).toBe(expected);
       expect(failed.events[0]!.attributes?.['exception.stacktrace']).toMatch(/^Error: cannot restore: secret \[Redacted\], signature v1=\[Redacted\], token svc_bot_…\[redacted\]\n\s+at /);
+      const recorded = JSON.stringify([failed.status, failed.attributes, failed.events]);
+      for (const leaked of [BOARD_SECRET, LEAKED_SIGNATURE.slice(3), LEAKED_TOKEN.slice('svc_bot_'.length)]) expect(recorded).not.toContain(leaked);
+    });
+
+    it('records a handler\'s error whose name holds the secret, a signature or a token without them, in error.type too', async () => {
+      const event = fixture('board', 'task.moved_in');
+      expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(500);
+
+      const failed = handlerSpansUnder(receiveSpanOf(event.id)).find((h) => h.attributes['svc.webhook.handler.index'] === 0)!;
+      const expected = 'MoveError([Redacted], svc_bot_…[redacted], v1=[Redacted])';
+      expect(failed.attributes['error.type']).toBe(expected);
+      expect(failed.events[0]!.attributes?.['exception.type']).toBe(expected);
       const recorded = JSON.stringify([failed.status, failed.attributes, failed.events]);
       for (const leaked of [BOARD_SECRET, LEAKED_SIGNATURE.slice(3), LEAKED_TOKEN.slice('svc_bot_'.length)]) expect(recorded).not.toContain(leaked);
     });

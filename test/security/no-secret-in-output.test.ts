@@ -76,7 +76,27 @@ function carelessLogging(ctx: { log: WebhookLogger; req?: { headers: object; raw
   for (const level of levels) {
     log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
     log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
+    // The commonest idiom: an error alone, whose message pino makes the line's.
+    log[level](new Error(`cannot connect with ${secret} as ${BOT_TOKEN}`));
+    const signature = String((req.headers as Record<string, unknown>)['x-svc-signature']);
+    log[level](`careless message with ${secret}, ${OAUTH_TOKEN} and ${signature}`);
+    log[level]('careless %s interpolated', secret);
+    const hex = signature.replace(/^[a-z0-9]+=/, '');
+    log[level]({ sigs: [`V1=${hex}`, `SHA256=${hex}`, `/hook?sig_v1=${hex}`] }, 'careless spellings');
+    log[level]({ [`by ${secret}`]: 1, settings: new Settings(secret), json: { toJSON: () => ({ note: secret }) }, deep: nested({ note: secret }, 12) }, 'careless shapes');
   }
+}
+
+/** A class of the handler's own, holding a secret as a field. */
+class Settings {
+  constructor(readonly webhookSecret: string) {}
+}
+
+/** `value` under `levels` objects of one field each. */
+function nested(value: unknown, levels: number): Record<string, unknown> {
+  let out: Record<string, unknown> = { deeper: value };
+  for (let i = 1; i < levels; i++) out = { deeper: out };
+  return out;
 }
 
 describe('no secret, token or signature in any output', () => {

@@ -3,7 +3,7 @@ import { reenableOnce } from '../../watch/reenable-once';
 import { webhookSecretProblem } from '../../client/webhook-secret';
 import { CliError, EXIT_UNREACHABLE, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
-import { printable } from '../format';
+import { printable, terminalJson } from '../format';
 import { withProgress } from '../progress';
 import { statusJson } from '../status-lines';
 
@@ -24,7 +24,7 @@ export async function reenable(io: CliIo, args: ReenableArgs): Promise<number> {
   if (problem !== undefined) throw usageError(`the webhook secret is refused: ${problem}`);
   const result = await withProgress(io, 're-enabling: ping, then PUT', () => reenableOnce({ client: args.client, boardId: board, secret: args.secret, sleep: io.sleep }));
   if (args.json) {
-    io.stdout.write(`${JSON.stringify({ outcome: result.outcome, steps: result.steps, webhook: statusJson(result.status) }, null, 2)}\n`);
+    io.stdout.write(terminalJson({ outcome: result.outcome, steps: result.steps, webhook: statusJson(result.status) }));
   } else {
     for (const step of result.steps) io.stdout.write(`${printable(step)}\n`);
   }

@@ -1,6 +1,6 @@
 import { usageError } from '../cli-error';
 import type { Command } from '../command';
-import { formatFields, withoutCredentials } from '../format';
+import { formatFields, terminalJson, withoutCredentials } from '../format';
 import { oneOf, parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { requiredSecret } from '../read-input';
@@ -53,12 +53,12 @@ export const botWebhookCommand: Command = {
       if (values.url === undefined) throw usageError('bot-webhook set needs --url <https url>');
       const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       const state = await withProgress(io, 'setting the bot webhook', () => client.setBotWebhook({ url: values.url!, secret }));
-      io.stdout.write(json ? `${JSON.stringify(withoutCredentials(state), null, 2)}\n` : `bot webhook set${who}:\n${formatFields(state)}`);
+      io.stdout.write(json ? terminalJson(withoutCredentials(state)) : `bot webhook set${who}:\n${formatFields(state)}`);
       return 0;
     }
     if (action === 'get') {
       const state = await withProgress(io, 'reading the bot webhook', () => client.getBotWebhook());
-      if (json) io.stdout.write(`${JSON.stringify(withoutCredentials(state), null, 2)}\n`);
+      if (json) io.stdout.write(terminalJson(withoutCredentials(state)));
       else io.stdout.write(state === null ? `no bot webhook is set${who}\n` : `bot webhook${who}:\n${formatFields(state)}`);
       return 0;
     }

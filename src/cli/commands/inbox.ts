@@ -4,7 +4,7 @@ import { requireQueuePackages } from '../../inbox/redis-connection';
 import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
-import { formatFields, oneLine, printable } from '../format';
+import { formatFields, oneLine, printable, terminalJson } from '../format';
 import { parseOptions } from '../parse-options';
 
 const help = `Usage: svc-webhooks inbox <list | show <id> | retry <id | --all> | drop <id>> [options]
@@ -65,12 +65,12 @@ export const inboxCommand: Command = {
       if (sub === 'show') return show(io, await letters.show(id!), id!, json);
       if (sub === 'retry' && all) {
         const count = await letters.retryAll();
-        io.stdout.write(json ? `${JSON.stringify({ retried: count })}\n` : `${count} dead letter${count === 1 ? '' : 's'} put back in the inbox\n`);
+        io.stdout.write(json ? terminalJson({ retried: count }) : `${count} dead letter${count === 1 ? '' : 's'} put back in the inbox\n`);
         return 0;
       }
       const done = sub === 'retry' ? await letters.retry(id!) : await letters.drop(id!);
       if (!done) throw new CliError(`no dead letter with delivery id ${id}`);
-      io.stdout.write(json ? `${JSON.stringify({ [sub === 'retry' ? 'retried' : 'dropped']: id })}\n` : `${sub === 'retry' ? 'put back in the inbox' : 'dropped'}: ${id}\n`);
+      io.stdout.write(json ? terminalJson({ [sub === 'retry' ? 'retried' : 'dropped']: id }) : `${sub === 'retry' ? 'put back in the inbox' : 'dropped'}: ${printable(id!)}\n`);
       return 0;
     } finally {
       await letters.close().catch(() => undefined);
@@ -81,7 +81,7 @@ export const inboxCommand: Command = {
 
 function list(io: CliIo, letters: readonly DeadLetter[], json: boolean): number {
   if (json) {
-    io.stdout.write(`${JSON.stringify(letters.map(({ body: _b, headers: _h, ...summary }) => summary), null, 2)}\n`);
+    io.stdout.write(terminalJson(letters.map(({ body: _b, headers: _h, ...summary }) => summary)));
     return 0;
   }
   if (letters.length === 0) {
@@ -96,7 +96,7 @@ function list(io: CliIo, letters: readonly DeadLetter[], json: boolean): number 
 function show(io: CliIo, letter: DeadLetter | undefined, id: string, json: boolean): number {
   if (letter === undefined) throw new CliError(`no dead letter with delivery id ${id}`);
   if (json) {
-    io.stdout.write(`${JSON.stringify(letter, null, 2)}\n`);
+    io.stdout.write(terminalJson(letter));
     return 0;
   }
   const { body, headers, ...rest } = letter;

@@ -126,7 +126,8 @@ export const sendCommand: Command = {
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
     const delivery = loadDelivery(io, positionals[0]!, { webhook: oneOf(values.webhook, ['board', 'bot'] as const, '--webhook'), fresh: values.fresh === true });
-    io.stdout.write(`POST ${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}\n`);
+    // The file chose its id and type: shown without control characters.
+    io.stdout.write(`POST ${printable(`${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}`)}\n`);
     return deliver(io, url, delivery, secret, values.retry === true, fast, timeoutMs);
   },
 };

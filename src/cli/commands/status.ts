@@ -11,6 +11,7 @@ import type { Command } from '../command';
 import { parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { withProgress } from '../progress';
 import { readInputFile, requiredBaseUrl, requiredToken } from '../read-input';
+import { terminalJson } from '../format';
 import { changeLine, statusJson, statusTable } from '../status-lines';
 
 const help = `Usage: svc-webhooks status --board <id> [--board <id> ...] [--boards-file <file>] [--bot] [options]
@@ -109,7 +110,7 @@ async function once(io: CliIo, options: WatchOptions, json: boolean): Promise<nu
     return found;
   });
   const code = statusExitCode(statuses);
-  io.stdout.write(json ? `${JSON.stringify({ exitCode: code, webhooks: statuses.map(statusJson) }, null, 2)}\n` : statusTable(statuses, Date.now()));
+  io.stdout.write(json ? terminalJson({ exitCode: code, webhooks: statuses.map(statusJson) }) : statusTable(statuses, Date.now()));
   return code;
 }
 
@@ -120,12 +121,12 @@ async function watching(io: CliIo, options: WatchOptions, json: boolean): Promis
     ...options,
     onChange: (change) => {
       if (first) return;
-      io.stdout.write(json ? `${JSON.stringify({ previous: change.previous?.state ?? null, ...statusJson(change.current) })}\n` : changeLine(change));
+      io.stdout.write(json ? terminalJson({ previous: change.previous?.state ?? null, ...statusJson(change.current) }, 0) : changeLine(change));
     },
   });
   await Promise.race([watcher.checked(), io.interrupted()]);
   const initial = watcher.statuses();
-  if (json) for (const status of initial) io.stdout.write(`${JSON.stringify({ previous: null, ...statusJson(status) })}\n`);
+  if (json) for (const status of initial) io.stdout.write(terminalJson({ previous: null, ...statusJson(status) }, 0));
   else io.stdout.write(statusTable(initial, Date.now()));
   first = false;
   await io.interrupted();

@@ -1,6 +1,7 @@
 import { CliError, usageError } from '../cli-error';
 import type { Command } from '../command';
 import { diagnoseSignature } from '../diagnose-signature';
+import { printable } from '../format';
 import { oneOf, parseOptions, positiveNumber } from '../parse-options';
 import { readCapturedHeaders } from '../read-capture';
 import { held, readInputFile } from '../read-input';
@@ -26,7 +27,8 @@ Options:
 
 Exits 0 when the request is valid, 1 with the reason when it is not, 2 on a usage error.
 Reasons: signature_missing, signature_duplicated, signature_malformed, timestamp_missing,
-timestamp_malformed, timestamp_out_of_tolerance, secret_invalid, body_changed, wrong_secret.
+timestamp_malformed, timestamp_out_of_tolerance, secret_invalid, body_changed, wrong_secret,
+delivery_id_mismatch, event_type_mismatch.
 
 Example:
   npx svc-webhooks verify --headers headers.txt --body body.json --secret-file secret.txt
@@ -69,7 +71,7 @@ export const verifyCommand: Command = {
       toleranceSeconds: tolerance,
     });
     if (!diagnosis.ok) throw new CliError(`invalid: ${diagnosis.code}: ${diagnosis.reason}`);
-    io.stdout.write(`valid: ${diagnosis.summary}\n`);
+    io.stdout.write(`valid: ${printable(diagnosis.summary)}\n`);
     return 0;
   },
 };

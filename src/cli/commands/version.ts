@@ -1,7 +1,7 @@
 import { SvcClient } from '../../client/svc-client';
 import { usageError } from '../cli-error';
 import type { Command } from '../command';
-import { formatFields, printable, withoutCredentials } from '../format';
+import { formatFields, printable, terminalJson, withoutCredentials } from '../format';
 import { parseOptions } from '../parse-options';
 import { withProgress } from '../progress';
 import { requiredBaseUrl } from '../read-input';
@@ -28,7 +28,7 @@ export const versionCommand: Command = {
     if (positionals.length > 0) throw usageError('version takes no arguments besides its options (see svc-webhooks version --help)');
     const client = new SvcClient({ baseUrl: requiredBaseUrl(io, values['base-url']), fetch: io.fetch });
     const info = await withProgress(io, 'asking svc for its version', () => client.version());
-    if (values.json === true) io.stdout.write(`${JSON.stringify(withoutCredentials(info), null, 2)}\n`);
+    if (values.json === true) io.stdout.write(terminalJson(withoutCredentials(info)));
     else io.stdout.write(`${printable(`${info.product || 'svc'} ${info.version} (commit ${info.commit})`)}\n${formatFields(info)}`);
     return 0;
   },

@@ -1,5 +1,5 @@
 import { stdSerializers } from 'pino';
-import { REDACTED, redactingLogOptions } from '../../../src/internal/log-redaction';
+import { REDACTED, TOO_DEEP, UNREADABLE, redactingLogOptions } from '../../../src/internal/log-redaction';
 
 const SECRET = 'board-secret-0123456789abcdef';
 const { formatters } = redactingLogOptions([SECRET]);
@@ -36,8 +36,28 @@ describe('a log line', () => {
     expect(line({ sig: `sha256=${digits.toUpperCase()}` }).sig).toBe(`sha256=${REDACTED}`);
   });
 
-  it('keeps what only looks partly like a signature: fewer or more than 64 hex digits, or inside a word', () => {
-    for (const kept of ['v1=abc', `v1=${HEX.slice(1)}`, `v1=${HEX}a`, `xv1=${HEX}`, `sha256=${HEX}_`]) expect(line({ kept }).kept).toBe(kept);
+  it('keeps what only looks partly like a signature: fewer or more than 64 hex digits', () => {
+    for (const kept of ['v1=abc', `v1=${HEX.slice(1)}`, `v1=${HEX}a`, `v2=${HEX}`]) expect(line({ kept }).kept).toBe(kept);
+  });
+
+  it('drops a signature in any spelling of its scheme and after any prefix', () => {
+    expect(line({ sig: `V1=${HEX}` }).sig).toBe(`V1=${REDACTED}`);
+    expect(line({ sig: `SHA256=${HEX}` }).sig).toBe(`SHA256=${REDACTED}`);
+    expect(line({ url: `/hooks?sig_v1=${HEX}&x=1` }).url).toBe(`/hooks?sig_v1=${REDACTED}&x=1`);
+    expect(line({ sig: `xv1=${HEX}`, other: `sha256=${HEX}_` })).toEqual({ sig: `xv1=${REDACTED}`, other: `sha256=${REDACTED}_` });
+  });
+
+  it('drops the secret, a signature or a token from the names of fields, at any depth', () => {
+    const logged = line({ [`by ${SECRET}`]: 1, nested: { [`v1=${HEX}`]: 2, keep: 3 } });
+    expect(logged).toEqual({ [`by ${REDACTED}`]: 1, nested: { [`v1=${REDACTED}`]: 2, keep: 3 } });
+    expect(JSON.stringify(logged)).not.toContain(SECRET);
+  });
+
+  it('scrubs a field named __proto__ as an own field, never as the copy\'s prototype', () => {
+    const logged = line(JSON.parse(`{"__proto__": {"note": "${SECRET}"}}`) as object);
+    expect(Object.getPrototypeOf(logged)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(logged, '__proto__')).toMatchObject({ enumerable: true, writable: true, configurable: true });
+    expect(JSON.stringify(logged)).toBe(`{"__proto__":{"note":"${REDACTED}"}}`);
   });
 
   it('drops the value after a credential name in a raw header list, and only that one', () => {
@@ -60,16 +80,63 @@ describe('a log line', () => {
     expect(line({ req: new Request() }).req).toEqual({ method: 'POST', url: `/hooks?sig=v1=${REDACTED}`, headers: { host: 'h', authorization: REDACTED } });
   });
 
-  it('leaves other class instances as they are', () => {
+  it('scrubs a class instance as JSON writes it: its own fields', () => {
+    class Settings {
+      constructor(
+        readonly name: string,
+        readonly webhookSecret: string,
+        readonly headers: object,
+      ) {}
+    }
+    const logged = line({ settings: new Settings('board', SECRET, { authorization: 'x' }) });
+    expect(logged.settings).toEqual({ name: 'board', webhookSecret: REDACTED, headers: { authorization: REDACTED } });
+  });
+
+  it('scrubs what a toJSON method answers, as JSON writes that rather than the object', () => {
+    const logged = line({ config: { toJSON: () => ({ note: `uses ${SECRET}`, nested: { token: 't' } }) }, said: { toJSON: () => `v1=${HEX}` } });
+    expect(logged).toEqual({ config: { note: `uses ${REDACTED}`, nested: { token: REDACTED } }, said: `v1=${REDACTED}` });
+    // toJSON is asked as JSON.stringify asks it, with the key ('' at the top).
+    const keys: unknown[] = [];
+    line({ asked: { toJSON: (key: unknown) => (keys.push(key), 'x') } });
+    expect(keys).toEqual(['']);
+    // Answers that answer with another object with toJSON, for ever, end at the depth limit.
+    const endless = (): object => ({ toJSON: endless });
+    expect(line({ endless: endless() }).endless).toBe(TOO_DEEP);
+    // One whose toJSON answers itself is written as its fields.
+    const self = { secret: 'x', toJSON(): unknown { return this; } };
+    expect(line({ self }).self).toEqual({ secret: REDACTED, toJSON: self.toJSON });
+  });
+
+  it('leaves a class instance with nothing to drop as it is', () => {
     const at = new Date(0);
-    const map = new Map([['secret', 'x']]);
+    const map = new Map([['secret', 'x']]); // JSON writes a Map as {}
     class Holder {
-      headers = { authorization: 'x' };
+      headers = { host: 'x' };
     }
     const holder = new Holder();
     const logged = line({ at, map, holder });
     expect([logged.at, logged.map, logged.holder]).toEqual([at, map, holder]);
     expect(logged.holder).toBe(holder);
+    expect(logged.at).toBe(at);
+  });
+
+  it('writes a placeholder for an instance whose fields or toJSON throw', () => {
+    class Hostile {
+      get boom(): string {
+        throw new Error('a getter that throws');
+      }
+    }
+    Object.defineProperty(Hostile.prototype, 'boom', { enumerable: true });
+    const own = Object.defineProperty(new (class Own {})(), 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
+    const logged = line({ own, json: new (class { toJSON(): never { throw new Error('no'); } })() });
+    expect(logged).toEqual({ own: UNREADABLE, json: UNREADABLE });
+  });
+
+  it('takes only a class instance for a request logged whole: a plain object with headers keeps every field', () => {
+    for (const proto of [Object.prototype, null]) {
+      const like = Object.assign(Object.create(proto) as Record<string, unknown>, { headers: { authorization: 'x' }, rawHeaders: ['Authorization', 'x'], note: 'kept' });
+      expect(line({ like }).like).toEqual({ headers: { authorization: REDACTED }, rawHeaders: ['Authorization', REDACTED], note: 'kept' });
+    }
   });
 
   it('scrubs an object without a prototype like a plain one', () => {
@@ -77,12 +144,12 @@ describe('a log line', () => {
     expect(line({ bare }).bare).toEqual({ token: REDACTED, keep: 1 });
   });
 
-  it('stops scrubbing below ten levels of nesting', () => {
+  it('cuts what is nested deeper than ten levels rather than write it unscrubbed', () => {
     let deep: Record<string, unknown> = { secret: 'x' };
     for (let i = 0; i < 10; i++) deep = { deeper: deep };
     let logged = line({ deep }).deep as Record<string, unknown>;
-    for (let i = 0; i < 10; i++) logged = logged.deeper as Record<string, unknown>;
-    expect(logged).toEqual({ secret: 'x' });
+    for (let i = 0; i < 9; i++) logged = logged.deeper as Record<string, unknown>;
+    expect(logged.deeper).toBe(TOO_DEEP);
     let shallow: Record<string, unknown> = { secret: 'x' };
     for (let i = 0; i < 9; i++) shallow = { deeper: shallow };
     let kept = line({ shallow }).shallow as Record<string, unknown>;
@@ -162,27 +229,28 @@ describe('an error logged under a key of its own (not `err`)', () => {
   it('stops at a bounded depth on an error that holds itself', () => {
     const err = failure('loop', {});
     Object.assign(err, { again: { err } });
-    let logged = line({ failure: err }).failure as Record<string, unknown>;
+    let logged: unknown = line({ failure: err }).failure;
     let steps = 0;
-    // Each level copies the error; past the depth limit the error itself is left in place.
-    while (!(logged instanceof Error)) {
-      logged = (logged.again as { err: Record<string, unknown> }).err;
+    // Each level copies the error; past the depth limit it is cut.
+    while (typeof logged === 'object' && steps < 50) {
+      const again = (logged as { again: unknown }).again;
+      logged = typeof again === 'object' ? (again as { err: unknown }).err : again;
       steps++;
     }
-    expect(logged).toBe(err);
-    expect(steps).toBeLessThanOrEqual(6);
+    expect(logged).toBe(TOO_DEEP);
+    expect(steps).toBeLessThanOrEqual(11);
   });
 
   it('stops at a bounded depth on an error that is its own cause', () => {
     const err = failure('own cause', {});
     Object.assign(err, { cause: err });
-    let logged = line({ failure: err }).failure as Record<string, unknown>;
+    let logged: unknown = line({ failure: err }).failure;
     let steps = 0;
-    while (!(logged instanceof Error)) {
-      logged = logged.cause as Record<string, unknown>;
+    while (typeof logged === 'object' && steps < 50) {
+      logged = (logged as Record<string, unknown>).cause;
       steps++;
     }
-    expect(logged).toBe(err);
+    expect(logged).toBe(TOO_DEEP);
     expect(steps).toBeLessThanOrEqual(10);
   });
 
@@ -216,6 +284,10 @@ describe('what a log line drops', () => {
     expect(REDACTED).toBe('[Redacted]');
   });
 
+  it('leaves a mark where an object was too deep or could not be read', () => {
+    expect([TOO_DEEP, UNREADABLE]).toEqual(['[Too deep]', '[Unreadable]']);
+  });
+
   it('is dropped from a copy: the logged values themselves are left unchanged', () => {
     const raw = ['Authorization', 'Bearer x', 'Host', 'h'];
     const fields = { raw, headers: { cookie: 'c', host: 'h' } };
@@ -244,16 +316,18 @@ describe('values a log line keeps as they are', () => {
     expect(line({ list }).list).toBe(list);
   });
 
-  it('a class instance that only looks partly like a request', () => {
+  it('a class instance that only looks partly like a request, with nothing to drop in its fields', () => {
     class Partial {
       constructor(
         readonly headers: unknown,
         readonly rawHeaders: unknown,
       ) {}
     }
-    for (const partial of [new Partial(null, []), new Partial('authorization: x', []), new Partial({ authorization: 'x' }, 'Authorization x'), new Partial(undefined, ['Authorization', 'x'])]) {
+    for (const partial of [new Partial(null, []), new Partial('authorization: x', []), new Partial({ host: 'x' }, 'Authorization x')]) {
       expect(line({ partial }).partial).toBe(partial);
     }
+    // Its fields are scrubbed as any instance's are.
+    expect(line({ partial: new Partial({ authorization: 'x' }, 'Authorization x') }).partial).toEqual({ headers: { authorization: REDACTED }, rawHeaders: 'Authorization x' });
   });
 });
 
@@ -269,14 +343,14 @@ describe('the depth limit', () => {
     const shown = unnested(line({ deep: nested(new Request(), 8) }).deep, 8) as Record<string, unknown>;
     expect(shown).toEqual({ method: 'POST', url: { token: REDACTED }, headers: { authorization: REDACTED } });
     const deepest = unnested(line({ deep: nested(new Request(), 9) }).deep, 9) as Record<string, unknown>;
-    expect(deepest).toEqual({ method: 'POST', url: { token: 't' }, headers: { authorization: 'Bearer x' } });
+    expect(deepest).toEqual({ method: 'POST', url: TOO_DEEP, headers: TOO_DEEP });
   });
 
   it('counts the items of a list one level below the list', () => {
     const shown = unnested(line({ deep: nested([{ token: 't' }], 8) }).deep, 8);
     expect(shown).toEqual([{ token: REDACTED }]);
     const deepest = unnested(line({ deep: nested([{ token: 't' }], 9) }).deep, 9);
-    expect(deepest).toEqual([{ token: 't' }]);
+    expect(deepest).toEqual([TOO_DEEP]);
   });
 
   it('counts an error\'s fields and cause one level below the error', () => {
@@ -284,7 +358,7 @@ describe('the depth limit', () => {
     const shown = unnested(line({ deep: nested(err(), 8) }).deep, 8) as Record<string, unknown>;
     expect([shown.detail, shown.cause]).toEqual([{ token: REDACTED }, { token: REDACTED }]);
     const deepest = unnested(line({ deep: nested(err(), 9) }).deep, 9) as Record<string, unknown>;
-    expect([deepest.detail, deepest.cause]).toEqual([{ token: 't' }, { token: 't' }]);
+    expect([deepest.detail, deepest.cause]).toEqual([TOO_DEEP, TOO_DEEP]);
   });
 });
 

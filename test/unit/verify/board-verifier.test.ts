@@ -15,6 +15,9 @@ const otherSecret = 'another-board-secret-0123456789';
 const NOW = 1_772_366_400_000;
 const TS = NOW / 1000;
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+// Board ids as svc writes them: lowercase UUIDs.
+const B1 = '6f1c2a9e-3b7d-4e8f-9a0b-1c2d3e4f5a6b';
+const B9 = '9e8d7c6b-5a49-4f38-a271-605f4e3d2c1b';
 const FIXED = pathPattern('/webhooks/board', ['boardId']);
 const PER_BOARD = pathPattern('/webhooks/boards/:boardId', ['boardId']);
 
@@ -31,7 +34,7 @@ function lookupOf(answer: (id: string) => ReturnType<SecretLookup['keysFor']>, s
 }
 
 function event(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: ID, type: 'task.created', createdAt: '2026-03-01T12:00:00.000Z', sequence: 7, board: { id: 'b-1', name: 'B' }, task: { id: 't1' }, ...overrides };
+  return { id: ID, type: 'task.created', createdAt: '2026-03-01T12:00:00.000Z', sequence: 7, board: { id: B1, name: 'B' }, task: { id: 't1' }, ...overrides };
 }
 
 function req(headers: Record<string, string> = {}, url = '/webhooks/board'): RequestFacts {
@@ -78,7 +81,7 @@ describe('the board verifier', () => {
     it('refuses a forged body, noting the board it claims for the refusal log', () => {
       const request = req();
       expect(refusal(() => fixed().verify(signed(body, otherSecret), body, request))).toBe('signature_mismatch');
-      expect(claimsLogged(request)).toEqual({ boardId: 'b-1' });
+      expect(claimsLogged(request)).toEqual({ boardId: B1 });
     });
   });
 
@@ -87,33 +90,54 @@ describe('the board verifier', () => {
 
     it('synchronously when they are cached, and says which board verified it', () => {
       const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
-      expect(verifierOf({ lookup }).verify(signed(body), body, req())).toEqual({ by: 'b-1', timestamp: TS });
-      expect(keysFor).toHaveBeenCalledWith('b-1');
+      expect(verifierOf({ lookup }).verify(signed(body), body, req())).toEqual({ by: B1, timestamp: TS });
+      expect(keysFor).toHaveBeenCalledWith(B1);
     });
 
     it('refuses a body signed with another secret, noting the claimed board', () => {
       const { lookup } = lookupOf(() => secretKeys(secret));
       const request = req();
       expect(refusal(() => verifierOf({ lookup }).verify(signed(body, otherSecret), body, request))).toBe('signature_mismatch');
-      expect(claimsLogged(request)).toEqual({ boardId: 'b-1' });
+      expect(claimsLogged(request)).toEqual({ boardId: B1 });
     });
 
     it('waits for keys still being asked for; a forged body is refused after them, noting the claimed board', async () => {
       const { lookup } = lookupOf(() => Promise.resolve(secretKeys(secret)));
       const verifier = verifierOf({ lookup });
-      await expect(verifier.verify(signed(body), body, req())).resolves.toEqual({ by: 'b-1', timestamp: TS });
+      await expect(verifier.verify(signed(body), body, req())).resolves.toEqual({ by: B1, timestamp: TS });
       const request = req();
       await expect(verifier.verify(signed(body, otherSecret), body, request)).rejects.toMatchObject({ code: 'signature_mismatch' });
-      expect(claimsLogged(request)).toEqual({ boardId: 'b-1' });
+      expect(claimsLogged(request)).toEqual({ boardId: B1 });
     });
 
     it('takes the board from the path, which must agree with the body', () => {
       const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
       const verifier = verifierOf({ lookup }, PER_BOARD);
       const bare = Buffer.from(JSON.stringify(event({ board: undefined })));
-      expect(verifier.verify(signed(bare), bare, req({}, '/webhooks/boards/b-9'))).toEqual({ by: 'b-9', timestamp: TS });
-      expect(keysFor).toHaveBeenCalledWith('b-9');
-      expect(refusal(() => verifier.verify(signed(body), body, req({}, '/webhooks/boards/b-9')))).toBe('board_id_mismatch');
+      expect(verifier.verify(signed(bare), bare, req({}, `/webhooks/boards/${B9}`))).toEqual({ by: B9, timestamp: TS });
+      expect(keysFor).toHaveBeenCalledWith(B9);
+      expect(refusal(() => verifier.verify(signed(body), body, req({}, `/webhooks/boards/${B9}`)))).toBe('board_id_mismatch');
+    });
+
+    it.each(['constructor', '__proto__', 'hasOwnProperty', 'b-1', B1.toUpperCase(), B1.replace(/-/g, ''), `{${B1}}`, `${B1} `, "' OR '1'='1", '../../etc/passwd'])(
+      'refuses a body claiming board %p, which is no board id (a lowercase UUID), without asking the lookup -> unknown_board',
+      (claimed) => {
+        const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
+        const hostile = Buffer.from(JSON.stringify(event({ board: { id: claimed, name: 'B' } })));
+        const request = req();
+        expect(refusal(() => verifierOf({ lookup }).verify(signed(hostile), hostile, request))).toBe('unknown_board');
+        expect(keysFor).not.toHaveBeenCalled();
+        expect(claimsLogged(request)).toEqual({ boardId: claimed });
+      },
+    );
+
+    it('refuses a path naming no board id, without asking the lookup -> unknown_board', () => {
+      const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
+      const bare = Buffer.from(JSON.stringify(event({ board: undefined })));
+      for (const named of ['constructor', 'b-9', B9.toUpperCase()]) {
+        expect(refusal(() => verifierOf({ lookup }, PER_BOARD).verify(signed(bare), bare, req({}, `/webhooks/boards/${named}`)))).toBe('unknown_board');
+      }
+      expect(keysFor).not.toHaveBeenCalled();
     });
 
     it('refuses a body that names no board, noting none', () => {
@@ -130,8 +154,8 @@ describe('the board verifier', () => {
 
     it('with a lookup: the secrets of the board that verified the delivery', () => {
       const { lookup, secretsOf } = lookupOf(() => secretKeys(boardSecret), [boardSecret]);
-      expect(verifierOf({ lookup }).secretsOf('b-1')).toEqual([boardSecret]);
-      expect(secretsOf).toHaveBeenCalledWith('b-1');
+      expect(verifierOf({ lookup }).secretsOf(B1)).toEqual([boardSecret]);
+      expect(secretsOf).toHaveBeenCalledWith(B1);
     });
 
     it('with a lookup and no verifying board: none, and asks for none', () => {
@@ -141,7 +165,7 @@ describe('the board verifier', () => {
     });
 
     it("with a fixed secret: none (the webhook's own logger drops it)", () => {
-      expect(fixed().secretsOf('b-1')).toEqual([]);
+      expect(fixed().secretsOf(B1)).toEqual([]);
     });
   });
 });

@@ -10,6 +10,8 @@ const secret = 'bot-protocol-secret-0123456789';
 const otherSecret = 'another-bot-secret-0123456789';
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const FIXED = pathPattern('/webhooks/bot', ['botId']);
+// A bot user's id as svc writes it: a lowercase UUID.
+const B7 = '7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d';
 const PER_BOT = pathPattern('/webhooks/bots/:botId', ['botId']);
 
 const fixed = () => botVerifier({ keys: secretKeys(secret) }, FIXED);
@@ -70,16 +72,16 @@ describe('the bot verifier', () => {
     it('asks the lookup for that bot, answers synchronously when its keys are cached, and says the bot verified it', () => {
       const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
       const verifier = botVerifier({ lookup }, PER_BOT);
-      expect(verifier.verify(claimOf(body), body, req({}, '/webhooks/bots/b-7'))).toEqual({ by: 'b-7' });
-      expect(keysFor).toHaveBeenCalledWith('b-7');
-      expect(refusal(() => verifier.verify(claimOf(body, otherSecret), body, req({}, '/webhooks/bots/b-7')))).toBe('signature_mismatch');
+      expect(verifier.verify(claimOf(body), body, req({}, `/webhooks/bots/${B7}`))).toEqual({ by: B7 });
+      expect(keysFor).toHaveBeenCalledWith(B7);
+      expect(refusal(() => verifier.verify(claimOf(body, otherSecret), body, req({}, `/webhooks/bots/${B7}`)))).toBe('signature_mismatch');
     });
 
     it('waits for keys the lookup is still asking for, and refuses a forged body after them', async () => {
       const { lookup } = lookupOf(() => Promise.resolve(secretKeys(secret)));
       const verifier = botVerifier({ lookup }, PER_BOT);
-      await expect(verifier.verify(claimOf(body), body, req({}, '/webhooks/bots/b-7'))).resolves.toEqual({ by: 'b-7' });
-      await expect(verifier.verify(claimOf(body, otherSecret), body, req({}, '/webhooks/bots/b-7'))).rejects.toMatchObject({ code: 'signature_mismatch' });
+      await expect(verifier.verify(claimOf(body), body, req({}, `/webhooks/bots/${B7}`))).resolves.toEqual({ by: B7 });
+      await expect(verifier.verify(claimOf(body, otherSecret), body, req({}, `/webhooks/bots/${B7}`))).rejects.toMatchObject({ code: 'signature_mismatch' });
     });
 
     it('refuses a path that names no bot, without asking the lookup', () => {
@@ -87,6 +89,15 @@ describe('the bot verifier', () => {
       expect(refusal(() => botVerifier({ lookup }, PER_BOT).verify(claimOf(body), body, req({}, '/elsewhere')))).toBe('unknown_bot');
       expect(keysFor).not.toHaveBeenCalled();
     });
+
+    it.each(['constructor', '__proto__', 'toString', 'b-7', B7.toUpperCase(), B7.replace(/-/g, ''), `{${B7}}`, `${B7}%20`, "x'%20OR%20'1'='1", '..%2F..%2Fetc'])(
+      'refuses a path naming %p, which is no bot user id (a lowercase UUID), without asking the lookup -> unknown_bot',
+      (named) => {
+        const { lookup, keysFor } = lookupOf(() => secretKeys(secret));
+        expect(refusal(() => botVerifier({ lookup }, PER_BOT).verify(claimOf(body), body, req({}, `/webhooks/bots/${named}`)))).toBe('unknown_bot');
+        expect(keysFor).not.toHaveBeenCalled();
+      },
+    );
   });
 
   describe('names the secrets of the bot that verified a delivery, dropped from the lines about it (secretsOf)', () => {
@@ -94,8 +105,8 @@ describe('the bot verifier', () => {
 
     it('with a lookup: the secrets of the bot the path named', () => {
       const { lookup, secretsOf } = lookupOf(() => secretKeys(botSecret), [botSecret]);
-      expect(botVerifier({ lookup }, PER_BOT).secretsOf('b-7')).toEqual([botSecret]);
-      expect(secretsOf).toHaveBeenCalledWith('b-7');
+      expect(botVerifier({ lookup }, PER_BOT).secretsOf(B7)).toEqual([botSecret]);
+      expect(secretsOf).toHaveBeenCalledWith(B7);
     });
 
     it('with a lookup and no verifying bot: none, and asks for none', () => {
@@ -105,7 +116,7 @@ describe('the bot verifier', () => {
     });
 
     it("with a fixed secret: none (the webhook's own logger drops it)", () => {
-      expect(fixed().secretsOf('b-7')).toEqual([]);
+      expect(fixed().secretsOf(B7)).toEqual([]);
     });
   });
 });

@@ -49,10 +49,10 @@ describe('SecretLookup', () => {
     expect(calls.filter((id) => id === 'known')).toHaveLength(1);
   });
 
-  it('after a lookup timed out, the next delivery asks afresh; the hung answer arriving later does no harm', async () => {
+  it('after a lookup timed out, the next delivery asks afresh (once failureTtlMs has passed); the hung answer arriving later does no harm', async () => {
     let release: (value: string) => void = () => undefined;
     let hang = true;
-    const { lookup, calls } = lookupWith(() => (hang ? new Promise<string>((resolve) => (release = resolve)) : SECRET), { timeoutMs: 50 });
+    const { lookup, calls } = lookupWith(() => (hang ? new Promise<string>((resolve) => (release = resolve)) : SECRET), { timeoutMs: 50, failureTtlMs: 0 });
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
     hang = false;
     await lookup.keysFor('a');
@@ -272,6 +272,134 @@ describe('SecretLookup on a clock', () => {
     now = 500;
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('unknown_board');
     expect(calls).toEqual(['a', 'a']);
+  });
+});
+
+describe('SecretLookup when the resolver fails', () => {
+  /** A lookup on a clock whose resolver throws while `state.failing`; it counts calls and keeps log lines. */
+  function failingLookup(options = {}) {
+    const state = { now: 1_000_000, failing: true };
+    const calls: string[] = [];
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const resolve = (id: string): SecretAnswer => {
+      calls.push(id);
+      if (state.failing) throw new Error('the vault is down');
+      return SECRET;
+    };
+    const lookup = new SecretLookup({ resolve, webhook: 'board', options: secretLookupSettings(options), logger, now: () => state.now });
+    return { lookup, calls, lines, state };
+  }
+
+  it('remembers a failure for failureTtlMs (default 5 s): deliveries meanwhile are answered 503 at once, without asking', async () => {
+    const { lookup, calls, state } = failingLookup();
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    state.failing = false;
+    state.now += 4_999;
+    // Synchronously, as a cached answer is: no promise, no lookup.
+    expect(() => lookup.keysFor('a')).toThrow(expect.objectContaining({ code: 'secret_unavailable', retryAfter: 5 }));
+    expect(calls).toEqual(['a']);
+    state.now += 1;
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it('remembers each id apart, and forgets a failure on forget()', async () => {
+    const { lookup, calls, state } = failingLookup();
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    state.failing = false;
+    await lookup.keysFor('b');
+    lookup.forget('a');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'b', 'a']);
+  });
+
+  it('does not remember the failure of a lookup that set out before forget()', async () => {
+    const calls: string[] = [];
+    let fail: () => void = () => undefined;
+    const lookup = new SecretLookup({
+      resolve: (id) => {
+        calls.push(id);
+        return calls.length === 1 ? new Promise<SecretAnswer>((_, reject) => (fail = () => reject(new Error('down')))) : SECRET;
+      },
+      webhook: 'board',
+      options: secretLookupSettings({}),
+      logger: silent,
+    });
+    const first = codeOf(() => lookup.keysFor('a'));
+    lookup.forget('a'); // the board was connected meanwhile
+    fail();
+    expect(await first).toBe('secret_unavailable');
+    await lookup.keysFor('a');
+    expect(calls).toEqual(['a', 'a']);
+  });
+
+  it('says unknown_bot for a bot the resolver does not know', async () => {
+    const lookup = new SecretLookup({ resolve: () => undefined, webhook: 'bot', options: secretLookupSettings({}), logger: silent });
+    expect(await codeOf(() => lookup.keysFor('b'))).toBe('unknown_bot');
+  });
+
+  it('remembers nothing with failureTtlMs 0', async () => {
+    const { lookup, calls } = failingLookup({ failureTtlMs: 0 });
+    for (let i = 0; i < 3; i++) expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(calls).toEqual(['a', 'a', 'a']);
+  });
+
+  it('shares one failing lookup among concurrent deliveries for one id', async () => {
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const slow = new SecretLookup({
+      resolve: (id) => {
+        calls.push(id);
+        return new Promise<SecretAnswer>((_, reject) => (release = () => reject(new Error('down'))));
+      },
+      webhook: 'board',
+      options: secretLookupSettings({}),
+      logger: silent,
+    });
+    const waiting = Array.from({ length: 50 }, () => codeOf(() => slow.keysFor('a')));
+    release();
+    expect(new Set(await Promise.all(waiting))).toEqual(new Set(['secret_unavailable']));
+    expect(calls).toEqual(['a']);
+  });
+
+  it('logs a failure of one id at most once a minute, and the next line counts the failed lookups in between', async () => {
+    const { lookup, calls, lines, state } = failingLookup({ failureTtlMs: 1_000 });
+    const start = state.now;
+    for (let at = start; at < start + 60_000; at += 1_000) {
+      state.now = at;
+      expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    }
+    expect(calls).toHaveLength(60);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ boardId: 'a', code: 'secret_unavailable' });
+    expect(lines[0]!.repeated).toBeUndefined();
+    state.now = start + 60_000;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatchObject({ boardId: 'a', code: 'secret_unavailable', repeated: 59 });
+    // Another board's failure is its own line.
+    expect(await codeOf(() => lookup.keysFor('b'))).toBe('secret_unavailable');
+    expect(lines.map((l) => l.boardId)).toEqual(['a', 'a', 'b']);
+    // A minute later with no failure in between: a line with nothing to count.
+    state.now = start + 120_000;
+    expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toMatchObject({ boardId: 'a' });
+    expect('repeated' in lines[3]!).toBe(false);
+  });
+
+  it('keeps at most 1,000 failed ids, however many distinct ids fail', async () => {
+    const { lookup, calls, lines } = failingLookup();
+    for (let i = 0; i < 1_001; i++) expect(await codeOf(() => lookup.keysFor(`id-${i}`))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(1_001);
+    // The oldest was dropped: asked again; the newest is still remembered.
+    expect(await codeOf(() => lookup.keysFor('id-0'))).toBe('secret_unavailable');
+    expect(await codeOf(() => lookup.keysFor('id-1000'))).toBe('secret_unavailable');
+    expect(await codeOf(() => lookup.keysFor('id-2'))).toBe('secret_unavailable');
+    expect(calls.filter((id) => id === 'id-0')).toHaveLength(2);
+    expect(calls.filter((id) => id === 'id-1000')).toHaveLength(1);
+    expect(calls.filter((id) => id === 'id-2')).toHaveLength(1);
   });
 });
 
