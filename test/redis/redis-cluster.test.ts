@@ -3,6 +3,7 @@ import { Cluster, Redis } from 'ioredis';
 import { redisStore, svcBoardWebhook, type ClaimResult, type InboxWorker, type RedisStore } from '../../src';
 import { DeadLetters } from '../../src/inbox/dead-letters';
 import { redisStoreKey } from '../../src/dedup/redis-store';
+import { runCli } from '../cli/run-cli';
 import { deliver, eventually, serve } from '../support/inbox';
 import { silentLogger } from '../support/apps';
 import { RedisCluster } from '../support/redis-cluster';
@@ -119,7 +120,7 @@ describe('the inbox on a Redis Cluster', () => {
     expect(handled.map((h) => h.sequence)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('keeps a delivery that keeps failing as a dead letter, which the dead letters list and retry on the cluster', async () => {
+  it("keeps a delivery that keeps failing as a dead letter, which the dead letters list and retry on the cluster, and the CLI lists from the slot's master", async () => {
     let failing = true;
     const handled: string[] = [];
     const s = store();
@@ -137,6 +138,9 @@ describe('the inbox on a Redis Cluster', () => {
     expect((await deliver(`${server.url}/webhooks/board`, signBoard(event))).status).toBe(200);
     await eventually(async () => (await letters.list()).length === 1, 10_000, 'the dead letter');
     expect((await letters.list()).map((l) => l.deliveryId)).toEqual([event.id]);
+    const master = (await cluster.masterOf(await cluster.slotOf('{dead}')))!;
+    const listed = await runCli(['inbox', 'list', '--json', '--prefix', '{dead}', '--redis-url', `redis://127.0.0.1:${master.port}`]);
+    expect(JSON.parse(listed.stdout).map((l: { deliveryId: string }) => l.deliveryId)).toEqual([event.id]);
     failing = false;
     expect(await letters.retry(event.id)).toBe(true);
     await eventually(() => handled.includes(event.id), 10_000, 'the retried dead letter to be handled');

@@ -93,19 +93,20 @@ export class RedisCluster {
     return this.nodes.filter((n) => !n.process.ended());
   }
 
-  /** The node now serving `slot` as its master, as the running nodes see it (undefined while none does). */
+  /**
+   * The node now serving `slot`: a running node that takes itself for the slot's master and says
+   * the cluster is ok (undefined while none does). A replica that won its election says so at once;
+   * the other nodes learn it a little later.
+   */
   async masterOf(slot: number): Promise<ClusterNode | undefined> {
     for (const node of this.running) {
-      let ranges: Array<[number, number, [string, number, string]]>;
       try {
-        ranges = (await ask(node.port, 'CLUSTER', 'SLOTS')) as typeof ranges;
+        const ranges = (await ask(node.port, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number, string]]>;
+        const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+        if (range?.[2][2] === node.id && (await this.state(node.port)) === 'ok') return node;
       } catch {
-        continue;
+        // not answering: not serving
       }
-      const range = ranges.find(([from, to]) => slot >= from && slot <= to);
-      const master = range === undefined ? undefined : this.running.find((n) => n.id === range[2][2]);
-      // A slot served by a node that is no longer running has no master yet.
-      return master !== undefined && (await this.state(master.port)) === 'ok' ? master : undefined;
     }
     return undefined;
   }
