@@ -162,7 +162,7 @@ function connectionOf(value: unknown, name: string): string | Required<InboxClus
 }
 
 /** Whether Redis Cluster would hash a key that starts with `prefix` by a part of `prefix` (its first `{…}`, not empty). */
-export function hasHashTag(prefix: string): boolean {
+function hasHashTag(prefix: string): boolean {
   const open = prefix.indexOf('{');
   const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
   return close > open + 1;

@@ -1,10 +1,10 @@
 import type { Queue } from 'bullmq';
+import type { Cluster } from 'ioredis';
 import { SvcWebhookError } from '../errors';
 import type { Delivery } from '../internal/delivery';
 import type { AcceptedDelivery, Handoff, JobSource } from './accepted-delivery';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
-import { isCluster } from '../internal/redis-client';
 import { inboxConnection, replicasHold, type InboxClient } from './redis-connection';
 
 /** The BullMQ options every inbox job carries: retries in the window, dead letters kept until dropped. */
@@ -57,9 +57,11 @@ export class InboxProducer<D extends Delivery> {
     const client = this.connection!;
     await queue.add(job.kind, job, jobOptions(this.inbox, job.deliveryId));
     const { connection } = this.inbox;
-    if (typeof connection === 'string' || connection.waitForReplicas === 0 || !isCluster(client)) return;
+    const replicas = typeof connection === 'string' ? 0 : connection.waitForReplicas;
+    if (replicas === 0) return;
     const leftMs = this.inbox.enqueueTimeoutMs - (performance.now() - started);
-    await replicasHold(client, queue.toKey('id'), connection.waitForReplicas, leftMs);
+    // A cluster's settings make a cluster's client (inboxConnection).
+    await replicasHold(client as Cluster, queue.toKey('id'), replicas, leftMs);
   }
 
   async close(): Promise<void> {

@@ -62,8 +62,3 @@ export function createRedisClient(target: RedisTarget, options: RedisOptions): R
     clusterOptions,
   );
 }
-
-/** Whether `client` is an ioredis Cluster (its keys live on several masters). */
-export function isCluster(client: Redis | Cluster): client is Cluster {
-  return (client as { isCluster?: unknown }).isCluster === true;
-}

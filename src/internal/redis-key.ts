@@ -10,15 +10,13 @@ import { hasLoneSurrogate } from './unicode';
  * marker of its own, so no text can name another family's key.
  */
 export function keySegment(text: string): string {
-  if (PLAIN.test(text)) return text;
-  let out = '';
-  for (const char of text) {
-    if (SAFE.test(char)) out += char;
-    else if (hasLoneSurrogate(char)) out += `%u${char.charCodeAt(0).toString(16).toUpperCase()}`;
-    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return out;
+  return text.replace(UNSAFE, (char) => (hasLoneSurrogate(char) ? `%u${hex(char.charCodeAt(0), 4)}` : [...utf8.encode(char)].map((byte) => `%${hex(byte, 2)}`).join('')));
 }
 
-const PLAIN = /^[A-Za-z0-9_.-]*$/;
-const SAFE = /^[A-Za-z0-9_.-]$/;
+// With the u flag each match is one code point: a character outside the set, or a lone surrogate.
+const UNSAFE = /[^A-Za-z0-9_.-]/gu;
+const utf8 = new TextEncoder();
+
+function hex(value: number, digits: number): string {
+  return value.toString(16).toUpperCase().padStart(digits, '0');
+}

@@ -128,6 +128,8 @@ describe('inbox options at setup', () => {
     it('takes waitForReplicas from 0 to 16 and a prefix with a hash tag', () => {
       expect(inboxSettings({ connection: { cluster, waitForReplicas: 0 }, prefix: '{app}' }).connection).toEqual({ cluster, waitForReplicas: 0 });
       expect(inboxSettings({ connection: { cluster, waitForReplicas: 16 }, prefix: 'app{x}y' }).prefix).toBe('app{x}y');
+      // Redis takes the first `{` and the first `}` after it: a `}` before them does not count.
+      expect(inboxSettings({ connection: { cluster }, prefix: '}{a}' }).prefix).toBe('}{a}');
       for (const bad of [-1, 17, 1.5, Number.NaN, '1', null]) expect(() => inboxSettings({ connection: { cluster, waitForReplicas: bad } } as never)).toThrow(RangeError);
     });
 
@@ -136,6 +138,7 @@ describe('inbox options at setup', () => {
       ['with an empty hash tag', 'app{}'],
       ['with braces the wrong way round', '}app{'],
       ['with an opening brace only', '{app'],
+      ['with a closing brace only', 'app}'],
     ])('refuses a prefix %s with a TypeError: the keys of a queue would spread over the slots', (_what, prefix) => {
       expect(() => inboxSettings({ connection: { cluster }, prefix })).toThrow(TypeError);
       expect(inboxSettings({ connection: url, prefix }).prefix).toBe(prefix);
