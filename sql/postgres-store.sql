@@ -1,6 +1,6 @@
 -- svc-webhooks: the table of the PostgreSQL de-dup store (postgresStore). Safe to apply again.
 CREATE TABLE IF NOT EXISTS "svc_webhook_deliveries" (
-  -- The delivery id (an id longer than 200 characters, or with a NUL, as "sha256:" and its hash).
+  -- The delivery id (an id longer than 200 characters, with a NUL or a lone surrogate, or that begins with "sha256", as "sha256:" or "sha256u:" and a hash).
   id text PRIMARY KEY,
   -- The claim's token while an attempt runs the handlers; NULL once the delivery is done.
   token text,

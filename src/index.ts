@@ -41,7 +41,7 @@ export type {
   DeliveryRecord,
   QueueOutcome,
 } from './route/handler-types';
-export type { InboxOptions } from './inbox/inbox-options';
+export type { InboxOptions, InboxCluster, InboxConnection } from './inbox/inbox-options';
 export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';

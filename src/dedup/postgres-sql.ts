@@ -1,4 +1,6 @@
 import { nodeBuiltin } from '../internal/node-builtins';
+import { keySegment } from '../internal/redis-key';
+import { hasLoneSurrogate } from '../internal/unicode';
 import { sha256Hex } from './sha256';
 import { DEFAULT_TABLE } from './store-options';
 
@@ -28,7 +30,7 @@ export function postgresMigrationSql(table: string = DEFAULT_TABLE): string {
   const indexName = `"${table.split('.').pop()!.slice(0, 50)}_expires_at_idx"`;
   return `-- svc-webhooks: the table of the PostgreSQL de-dup store (postgresStore). Safe to apply again.
 CREATE TABLE IF NOT EXISTS ${name} (
-  -- The delivery id (an id longer than 200 characters, or with a NUL, as "sha256:" and its hash).
+  -- The delivery id (an id longer than 200 characters, with a NUL or a lone surrogate, or that begins with "sha256", as "sha256:" or "sha256u:" and a hash).
   id text PRIMARY KEY,
   -- The claim's token while an attempt runs the handlers; NULL once the delivery is done.
   token text,
@@ -41,14 +43,21 @@ CREATE INDEX IF NOT EXISTS ${indexName} ON ${name} (expires_at);
 }
 
 const MAX_KEY_LENGTH = 200;
+// The row keys of hashed ids begin with it; no id kept as it is does.
+const HASHED = 'sha256';
 
 /**
  * The row key of a delivery id: the id itself, or a hash of an id that a btree index or a text
- * column could not hold (very long, or with a NUL). Either way every distinct id has its own row.
+ * column could not hold (very long, or with a NUL), that the database would store as another (a
+ * lone surrogate: every encoder sends U+FFFD instead), or that begins with `sha256` (it could
+ * otherwise spell the row key of the long id it hashes). Every distinct id has its own row: `sha256:`
+ * and the hash of the id's UTF-8, or, for an id with a lone surrogate, `sha256u:` and the hash of
+ * its key segment (ASCII, one-to-one: internal/redis-key.ts).
  */
 export function rowKey(id: string): string {
-  if (id.length <= MAX_KEY_LENGTH && !id.includes('\0')) return id;
-  return `sha256:${hexDigest(id)}`;
+  const lone = hasLoneSurrogate(id);
+  if (id.length <= MAX_KEY_LENGTH && !id.includes('\0') && !lone && !id.startsWith(HASHED)) return id;
+  return lone ? `${HASHED}u:${hexDigest(keySegment(id))}` : `${HASHED}:${hexDigest(id)}`;
 }
 
 // node:crypto's SHA-256 where the runtime has it; the same digest from the portable one elsewhere

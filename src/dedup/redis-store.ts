@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { readOptions } from '../internal/option-table';
+import { createRedisClient } from '../internal/redis-client';
+import { keySegment } from '../internal/redis-key';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { REDIS_STORE_OPTIONS } from './store-options';
 
 /**
  * The part of a Redis client the store uses: ioredis's generic `call`. Any client with this
- * method works; `redisStore({ url })` creates an ioredis client itself.
+ * method works; `redisStore({ url })` and `redisStore({ cluster })` create an ioredis client themselves.
  */
 export interface RedisCommander {
   call(command: string, ...args: Array<string | number>): Promise<unknown>;
@@ -22,6 +24,11 @@ export interface RedisStoreOptions {
   client?: RedisCommander;
   /** A Redis URL (`redis://host:port/db`): the store creates an ioredis client tuned to fail fast, and closes it on `close()`. */
   url?: string;
+  /**
+   * A Redis Cluster, as seed node URLs (`redis://host:port`, `rediss://` for TLS; credentials in
+   * them): the store creates an ioredis `Cluster` tuned to fail fast, and closes it on `close()`.
+   */
+  cluster?: readonly string[];
   /** Key prefix, so that several receivers can share one Redis. Default `svc-webhooks:`. */
   prefix?: string;
   /** How long handled ids are kept, in ms. Default: one day plus an hour. */
@@ -61,14 +68,13 @@ export class RedisStore implements DeliveryStore {
 
   constructor(options: RedisStoreOptions) {
     const read = readOptions(REDIS_STORE_OPTIONS, options, { factory: 'redisStore' });
-    if ((read.client === undefined) === (read.url === undefined)) {
-      throw new TypeError('svc-webhooks: redisStore needs exactly one of `client` or `url`');
-    }
+    const given = [read.client, read.url, read.cluster].filter((v) => v !== undefined).length;
+    if (given !== 1) throw new TypeError('svc-webhooks: redisStore needs exactly one of `client`, `url` or `cluster`');
     this.timeoutMs = read.commandTimeoutMs;
     this.retentionMs = read.retentionMs;
     this.prefix = read.prefix;
     this.ownsClient = read.client === undefined;
-    this.client = (read.client as RedisCommander | undefined) ?? connect(read.url!, this.timeoutMs);
+    this.client = (read.client as RedisCommander | undefined) ?? connect(read.url === undefined ? { cluster: read.cluster! } : { url: read.url }, this.timeoutMs);
   }
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {
@@ -104,7 +110,7 @@ export class RedisStore implements DeliveryStore {
   }
 
   private key(id: string): string {
-    return this.prefix + id;
+    return redisStoreKey(this.prefix, id);
   }
 
   /** A command that answers too slowly fails, so the delivery fails closed well inside the sender's 10 s. */
@@ -132,12 +138,22 @@ export class RedisStore implements DeliveryStore {
   }
 }
 
-function connect(url: string, timeoutMs: number): RedisCommander {
-  // An optional peer dependency: only users of `url` need ioredis installed.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Redis } = require('ioredis') as typeof import('ioredis');
-  const client = new Redis(url, {
-    // Fail fast instead of queueing while disconnected: the sender retries, nothing is lost.
+// svc's delivery ids: UUIDs, which the receiver has put in lower case.
+const SVC_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The store's key of a delivery id. svc's ids (lower-case UUIDs) are the key after the prefix, as
+ * they always were, so that receivers of an earlier version and of this one share their claims
+ * during a rolling deploy. Any other id is a key segment after the marker `id:`: no id can name a
+ * key of another family (the inbox's queues under `svc-webhooks:board:` and `…:bot:`, board order).
+ */
+export function redisStoreKey(prefix: string, id: string): string {
+  return SVC_ID.test(id) ? prefix + id : `${prefix}id:${keySegment(id)}`;
+}
+
+function connect(target: { url: string } | { cluster: readonly string[] }, timeoutMs: number): RedisCommander {
+  // Fail fast instead of queueing while disconnected: the sender retries, nothing is lost.
+  const client = createRedisClient(target, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: timeoutMs,

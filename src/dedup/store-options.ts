@@ -1,5 +1,6 @@
 import type { WebhookLogger } from '../internal/logger';
 import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/option-table';
+import { clusterSeeds } from '../internal/redis-client';
 import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 
 /** The longest time a timer waits (2^31 - 1 ms): longer, node's timers fire at once. */
@@ -30,11 +31,11 @@ const warnLogger = customOption<Pick<WebhookLogger, 'warn'> | undefined>({
 });
 
 /** A client or pool the user passes in: an object with the named methods. */
-function given<T>(spec: { doc: string; type: string; methods: readonly string[] }): OptionDeclaration<T | undefined> {
+function given<T>(spec: { doc: string; type: string; methods: readonly string[]; bounds?: string }): OptionDeclaration<T | undefined> {
   return customOption<T | undefined>({
     doc: spec.doc,
     type: spec.type,
-    bounds: 'this or the next (exactly one)',
+    bounds: spec.bounds ?? 'this or the next (exactly one)',
     read(value, name) {
       if (value === undefined) return undefined;
       const target = value as Record<string, unknown> | null;
@@ -56,9 +57,15 @@ export const MEMORY_STORE_OPTIONS = {
 
 /** The declaration of every `redisStore()` option. */
 export const REDIS_STORE_OPTIONS = {
-  client: given<{ call(...args: never[]): Promise<unknown> }>({ doc: 'A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`); the store does not close it.', type: 'an ioredis client', methods: ['call'] }),
-  url: stringOption({ doc: 'A Redis URL: the store creates an ioredis client tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this or `client` (exactly one)' }),
-  prefix: stringOption({ doc: 'Key prefix, so that several receivers can share one Redis.', default: 'svc-webhooks:' }),
+  client: given<{ call(...args: never[]): Promise<unknown> }>({ doc: 'A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`); the store does not close it.', type: 'an ioredis client', methods: ['call'], bounds: 'this, `url` or `cluster` (exactly one)' }),
+  url: stringOption({ doc: 'A Redis URL: the store creates an ioredis client tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this, `client` or `cluster` (exactly one)' }),
+  cluster: customOption<readonly string[] | undefined>({
+    doc: "A Redis Cluster's seed nodes (docs/redis-cluster.md): the store creates an ioredis `Cluster` tuned to fail fast, and closes it on `close()`.",
+    type: 'string[]',
+    bounds: 'redis:// or rediss:// URLs; this, `client` or `url` (exactly one)',
+    read: (value, name) => (value === undefined ? undefined : clusterSeeds(value, name)),
+  }),
+  prefix: stringOption({ doc: 'Key prefix, so that several receivers can share one Redis. Keep hash tags (`{…}`) out of it on a cluster: they would put every id on one node.', default: 'svc-webhooks:' }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
 };

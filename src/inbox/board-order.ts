@@ -1,3 +1,4 @@
+import { keySegment } from '../internal/redis-key';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
 
 /**
@@ -175,8 +176,13 @@ export class BoardOrder {
     return (await this.redis.eval(PASS, 3, k.last, k.pending, k.passed, sequence, this.ttlMs, this.keyPrefix)) as string | null;
   }
 
+  /**
+   * A board's keys: after the queue's prefix (BullMQ's keys there are fixed names and job ids, which
+   * begin with `d-`), the marker `order:`, the board id as a key segment (so a board id cannot end
+   * one key early and name another), and which of the four it is. UUIDs are their own segment.
+   */
   private keys(board: string) {
-    const base = `${this.keyPrefix}order:${board}:`;
+    const base = `${this.keyPrefix}order:${keySegment(board)}:`;
     return { last: `${base}last`, pending: `${base}pending`, lock: `${base}lock`, passed: `${base}passed` };
   }
 }

@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { InboxClient } from './redis-connection';
 import { deliveryIdOf, jobIdOf, type InboxJob } from './inbox-job';
 
 export const INBOX_QUEUES = ['board', 'bot'] as const;
@@ -25,9 +25,9 @@ export interface DeadLetter {
 export class DeadLetters {
   private readonly queues: ReadonlyMap<'board' | 'bot', Queue<InboxJob>>;
 
-  /** `connection`: a connected ioredis client, closed by its owner. */
+  /** `connection`: a connected ioredis client (a `Redis` or a `Cluster`), closed by its owner. */
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: InboxClient,
     prefix: string,
   ) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

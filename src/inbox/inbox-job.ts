@@ -52,12 +52,16 @@ export function headersOnly(headers: Readonly<Record<string, string>>): RequestF
 /**
  * The BullMQ job id of a delivery: one job per canonical delivery id, so a repeat or a race never
  * makes a second job. BullMQ refuses ids with ":" and integer-like ids; the escape keeps the map
- * one-to-one and readable (`d-` then the id, with "%" and ":" percent-encoded).
+ * one-to-one and readable (`d-` then the id, with "%" and ":" percent-encoded, and a lone surrogate,
+ * which Redis would receive as U+FFFD like any other, as `%uXXXX`).
  */
 export function jobIdOf(deliveryId: string): string {
-  return `d-${deliveryId.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
+  return `d-${deliveryId.replace(ESCAPED, (char) => (char === '%' ? '%25' : char === ':' ? '%3A' : `%u${char.charCodeAt(0).toString(16).toUpperCase()}`))}`;
 }
 
 export function deliveryIdOf(jobId: string): string {
-  return jobId.slice(2).replace(/%3A/g, ':').replace(/%25/g, '%');
+  return jobId.slice(2).replace(/%(25|3A|u[0-9A-F]{4})/g, (_, code: string) => (code === '25' ? '%' : code === '3A' ? ':' : String.fromCharCode(parseInt(code.slice(1), 16))));
 }
+
+// With the u flag, a surrogate pair is one code point: \p{Cs} matches only a lone surrogate.
+const ESCAPED = /[%:]|\p{Cs}/gu;

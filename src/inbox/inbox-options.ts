@@ -1,11 +1,33 @@
 import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 import { customOption, kindOf, numberOption, readOptions, stringOption } from '../internal/option-table';
+import { clusterSeeds } from '../internal/redis-client';
+
+/**
+ * A Redis Cluster for the inbox (docs/redis-cluster.md): its seed nodes, and how many replicas must
+ * hold a delivery before the receiver answers 2xx.
+ */
+export interface InboxCluster {
+  /** Seed node URLs: `redis://host:port` (`rediss://` for TLS), credentials in them; the others are found. */
+  readonly cluster: readonly string[];
+  /**
+   * Replicas that must have a delivery (Redis `WAIT`) before it is answered 2xx, so that a master
+   * killed right after cannot take it along; within `enqueueTimeoutMs`, else 503. Default 1; 0 for a
+   * cluster without replicas.
+   */
+  readonly waitForReplicas?: number;
+}
+
+/** The inbox's Redis: one server's `redis://` URL, or a cluster. */
+export type InboxConnection = string | InboxCluster;
 
 /** `inbox`: acknowledge now, process later, in a BullMQ queue on Redis. */
 export interface InboxOptions {
-  /** The Redis the queues live in, as BullMQ's `connection`: a `redis://host:port/db` URL (the de-dup store's Redis can serve both). */
-  connection: string;
-  /** Prefix of the queues' Redis keys, so several applications can share one Redis. Default `svc-webhooks`. */
+  /**
+   * The Redis the queues live in: a `redis://host:port/db` URL (the de-dup store's Redis can serve
+   * both), or a Redis Cluster, `{ cluster: ['redis://host:port', …] }`.
+   */
+  connection: InboxConnection;
+  /** Prefix of the queues' Redis keys, so several applications can share one Redis. Default `svc-webhooks` (`{svc-webhooks}` on a cluster, which must have a hash tag). */
   prefix?: string;
   /** How long a failing delivery is retried before it becomes a dead letter, in ms. Default: a day, as long as svc retries. */
   retryForMs?: number;
@@ -31,7 +53,8 @@ export interface InboxOptions {
 }
 
 export interface InboxSettings {
-  readonly connection: string;
+  /** A URL, or a cluster whose `waitForReplicas` is filled in. */
+  readonly connection: string | Required<InboxCluster>;
   readonly prefix: string;
   readonly retryForMs: number;
   readonly retryDelayMs: number;
@@ -48,18 +71,17 @@ const HOUR_MS = 60 * 60 * 1000;
 
 /** The declaration of every `inbox` option (docs/options.md is made from it). */
 export const INBOX_OPTIONS = {
-  connection: stringOption({
-    doc: 'The Redis the queues live in: a `redis://` or `rediss://` URL; the de-dup store\'s Redis can serve both.',
-    default: undefined,
-    bounds: 'a redis:// or rediss:// URL (required)',
-    check(value, name) {
-      if (!/^rediss?:\/\//.test(value)) throw new TypeError(`svc-webhooks: \`${name}\` must be a redis:// or rediss:// URL; got ${kindOf(value)} that is not one`);
-    },
+  connection: customOption<string | Required<InboxCluster> | undefined>({
+    doc: "The Redis the queues live in: a `redis://` or `rediss://` URL (the de-dup store's Redis can serve both), or a Redis Cluster, `{ cluster: [seed URLs], waitForReplicas }` (docs/redis-cluster.md).",
+    type: 'string | { cluster: string[]; waitForReplicas?: number }',
+    bounds: 'a redis:// or rediss:// URL, or a cluster (required)',
+    read: connectionOf,
   }),
   prefix: stringOption({
     doc: "Prefix of the queues' Redis keys, so that several applications can share one Redis.",
-    default: 'svc-webhooks',
-    bounds: 'non-empty, without `:`',
+    default: undefined,
+    defaultText: '`svc-webhooks`; `{svc-webhooks}` on a cluster',
+    bounds: 'non-empty, without `:`; with a hash tag (`{…}`) on a cluster',
     check(value, name) {
       if (value === '' || value.includes(':')) throw new TypeError(`svc-webhooks: \`${name}\` must be a non-empty string without ":"`);
     },
@@ -109,12 +131,41 @@ export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): In
   if (maxRetryDelayMs < read.retryDelayMs) {
     throw new RangeError(`svc-webhooks: \`inbox.maxRetryDelayMs\` (${maxRetryDelayMs}) must be at least \`inbox.retryDelayMs\` (${read.retryDelayMs})`);
   }
+  const { connection } = read;
+  const onCluster = typeof connection !== 'string';
+  const prefix = read.prefix ?? (onCluster ? '{svc-webhooks}' : 'svc-webhooks');
+  // Every key of a queue (and of board order, whose scripts read its jobs) must hash to one slot.
+  if (onCluster && !hasHashTag(prefix)) {
+    throw new TypeError('svc-webhooks: `inbox.prefix` must have a hash tag on a cluster, such as `{svc-webhooks}`, so that all of a queue\'s keys are in one slot');
+  }
   return {
     ...read,
-    connection: read.connection,
+    connection,
+    prefix,
     maxRetryDelayMs,
     attempts: attemptsWithin(read.retryForMs, read.retryDelayMs, maxRetryDelayMs),
   };
+}
+
+function connectionOf(value: unknown, name: string): string | Required<InboxCluster> | undefined {
+  if (value === undefined || (typeof value === 'string' && /^rediss?:\/\//.test(value))) return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError(`svc-webhooks: \`${name}\` must be a redis:// or rediss:// URL, or { cluster: [seed URLs] }; got ${kindOf(value)}${typeof value === 'string' ? ' that is not one' : ''}`);
+  }
+  const given = value as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (key !== 'cluster' && key !== 'waitForReplicas') throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${key}\`; a cluster takes \`cluster\` and \`waitForReplicas\``);
+  }
+  const cluster = clusterSeeds(given.cluster, `${name}.cluster`);
+  const waitForReplicas = numberOption({ doc: '', unit: 'count', default: 1, min: 0, max: 16 }).read(given.waitForReplicas, `${name}.waitForReplicas`);
+  return { cluster, waitForReplicas };
+}
+
+/** Whether Redis Cluster would hash a key that starts with `prefix` by a part of `prefix` (its first `{…}`, not empty). */
+function hasHashTag(prefix: string): boolean {
+  const open = prefix.indexOf('{');
+  const close = open < 0 ? -1 : prefix.indexOf('}', open + 1);
+  return close > open + 1;
 }
 
 /** The delay before retry number `retry` (1 for the first): doubling from `first`, at most `longest`. */

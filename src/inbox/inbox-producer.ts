@@ -1,11 +1,11 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster } from 'ioredis';
 import { SvcWebhookError } from '../errors';
 import type { Delivery } from '../internal/delivery';
 import type { AcceptedDelivery, Handoff, JobSource } from './accepted-delivery';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';
-import { inboxConnection } from './redis-connection';
+import { inboxConnection, replicasHold, type InboxClient } from './redis-connection';
 
 /** The BullMQ options every inbox job carries: retries in the window, dead letters kept until dropped. */
 export function jobOptions(inbox: InboxSettings, deliveryId: string) {
@@ -22,7 +22,7 @@ export function jobOptions(inbox: InboxSettings, deliveryId: string) {
 /** The receiving side of the inbox: one BullMQ queue per webhook, opened on the first delivery. */
 export class InboxProducer<D extends Delivery> {
   private queue: Queue<InboxJob> | undefined;
-  private connection: Redis | undefined;
+  private connection: InboxClient | undefined;
 
   constructor(
     private readonly inbox: InboxSettings,
@@ -39,13 +39,30 @@ export class InboxProducer<D extends Delivery> {
       timer = setTimeout(() => reject(new Error(`redis did not take the delivery within ${this.inbox.enqueueTimeoutMs} ms`)), this.inbox.enqueueTimeoutMs);
     });
     try {
-      await Promise.race([this.open().add(job.kind, job, jobOptions(this.inbox, job.deliveryId)), timeout]);
+      await Promise.race([this.enqueue(job), timeout]);
     } catch (err) {
       throw new SvcWebhookError('inbox_unavailable', 'the inbox is unavailable; retry later', { cause: err, retryAfter: 5 });
     } finally {
       clearTimeout(timer);
     }
   };
+
+  /**
+   * Adds the job; on a cluster, resolves only once `waitForReplicas` replicas hold it too, so that
+   * a 2xx never stands for a delivery that a master's crash right after could take along.
+   */
+  private async enqueue(job: InboxJob): Promise<void> {
+    const started = performance.now();
+    const queue = this.open();
+    const client = this.connection!;
+    await queue.add(job.kind, job, jobOptions(this.inbox, job.deliveryId));
+    const { connection } = this.inbox;
+    const replicas = typeof connection === 'string' ? 0 : connection.waitForReplicas;
+    if (replicas === 0) return;
+    const leftMs = this.inbox.enqueueTimeoutMs - (performance.now() - started);
+    // A cluster's settings make a cluster's client (inboxConnection).
+    await replicasHold(client as Cluster, queue.toKey('id'), replicas, leftMs);
+  }
 
   async close(): Promise<void> {
     const { queue, connection } = this;

@@ -1,5 +1,4 @@
 import type { Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { BoardOrder } from '../inbox/board-order';
 import type { InboxJob } from '../inbox/inbox-job';
 import { retryDelay, type InboxSettings } from '../inbox/inbox-options';
@@ -44,7 +43,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   const work = workSettings(options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
-  const connection: Redis = inboxConnection(inbox.connection, 'worker');
+  const connection = inboxConnection(inbox.connection, 'worker');
   const queue = new bull.Queue<InboxJob>(kind.webhook, { connection, prefix: inbox.prefix });
   queue.on('error', () => undefined);
   // A board's pending events and passed numbers are remembered as long as svc may still retry one

@@ -1,5 +1,7 @@
 /**
- * The multi-process fault test: `npm run test:fault [-- <store>...]` (default: every store kind).
+ * The multi-process fault test: `npm run test:fault [-- <run>...]` (default: every run): one run per
+ * store kind (`redis`, `postgres`), described here, and `redis-cluster`, the inbox on a Redis Cluster
+ * through a failover (cluster-run.ts).
  *
  * Real receiver processes (Express `app.use` and node:http `createNodeHandler`) share a real store
  * server; a sender drives a few thousand signed board deliveries at them on svc's retry schedule
@@ -19,7 +21,8 @@ import { runFaults, type FaultLog } from './faults';
 import { ReceiverSlot } from './receivers';
 import { Sender, type Answer } from './sender';
 import type { StoreKind, StoreServer } from './store-kind';
-import { storeKind, storeKinds } from './stores';
+import { storeKinds } from './stores';
+import { runClusterFailover } from './cluster-run';
 import { summary } from './summary';
 import { judge, type Figures } from './verdict';
 
@@ -98,12 +101,15 @@ function unbitten(f: Figures, faults: FaultLog): string[] {
   return problems;
 }
 
+/** Every run by name: one per store kind, and the inbox on a Redis Cluster through a failover. */
+const runs: ReadonlyMap<string, () => Promise<boolean>> = new Map([...[...storeKinds.values()].map((kind) => [kind.name, () => runAgainst(kind)] as const), ['redis-cluster', runClusterFailover] as const]);
+
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
-  const kinds = names.length > 0 ? names.map(storeKind) : [...storeKinds.values()];
+  for (const name of names) if (!runs.has(name)) throw new Error(`unknown run "${name}"; known: ${[...runs.keys()].join(', ')}`);
   let failed = false;
-  for (const kind of kinds) {
-    if (!(await runAgainst(kind))) failed = true;
+  for (const name of names.length > 0 ? names : [...runs.keys()]) {
+    if (!(await runs.get(name)!())) failed = true;
   }
   process.exitCode = failed ? 1 : 0;
 }

@@ -63,7 +63,11 @@ export class Sender {
   /** Every sending under way; repeats add theirs while the run goes on. */
   private readonly chains: Array<Promise<void>> = [];
 
-  constructor(private readonly urls: readonly string[]) {}
+  /** `repeatShare`: the share of delivered deliveries sent again later (default config.repeatShare; 1 sends each twice). */
+  constructor(
+    private readonly urls: readonly string[],
+    private readonly options: { readonly repeatShare?: number } = {},
+  ) {}
 
   async run(): Promise<SenderResult> {
     const deliveries: Delivery[] = [];
@@ -119,7 +123,7 @@ export class Sender {
       if (answer.status >= 200 && answer.status < 300) {
         if (!delivery.delivered) {
           delivery.delivered = true;
-          if (Math.random() < config.repeatShare) this.repeatLater(delivery);
+          if (Math.random() < (this.options.repeatShare ?? config.repeatShare)) this.repeatLater(delivery);
         }
         return;
       }

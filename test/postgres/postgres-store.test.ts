@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import express from 'express';
 import { Pool } from 'pg';
 import { postgresMigrationSql, postgresStore, svcBoardWebhook, type ClaimResult } from '../../src';
@@ -97,6 +97,27 @@ describe('postgresStore: the DeliveryStore contract against a real PostgreSQL', 
     for (const id of ids) await s.commit(id, token(await s.claim(id, 10_000)));
     for (const id of ids) expect(await s.claim(id, 10_000)).toEqual({ state: 'done' });
     expect((await s.claim(`${long}z`, 10_000)).state).toBe('claimed');
+  });
+
+  it('keeps the id `sha256:<hex>` apart from the over-long id whose hash it spells, either first', async () => {
+    for (const order of ['long first', 'hash first']) {
+      const s = store();
+      const long = `${order}:${'x'.repeat(600)}`;
+      const spelled = `sha256:${createHash('sha256').update(long, 'utf8').digest('hex')}`;
+      const [first, second] = order === 'long first' ? [long, spelled] : [spelled, long];
+      await s.commit(first, token(await s.claim(first, 10_000)));
+      expect((await s.claim(second, 10_000)).state).toBe('claimed');
+      expect(await s.claim(first, 10_000)).toEqual({ state: 'done' });
+    }
+  });
+
+  it('keeps an id with a lone surrogate apart from the one with U+FFFD in its place', async () => {
+    const s = store();
+    const lone = `a\ud800-${randomUUID()}`;
+    const other = lone.replace('\ud800', '\ufffd');
+    await s.commit(lone, token(await s.claim(lone, 10_000)));
+    expect((await s.claim(other, 10_000)).state).toBe('claimed');
+    expect(await s.claim(lone, 10_000)).toEqual({ state: 'done' });
   });
 
   it('works in a table of its own, named with a schema', async () => {

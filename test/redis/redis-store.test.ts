@@ -41,7 +41,7 @@ describe('redis store (against a real redis-server)', () => {
     const s = store({ prefix: 'ttl:', retentionMs: 90_000_000 });
     await s.commit('kept', await claimed(s.claim('kept', 60_000)));
     expect((await s.claim('kept', 60_000)).state).toBe('done');
-    const ttl = await admin.pttl('ttl:kept');
+    const ttl = await admin.pttl('ttl:id:kept');
     expect(ttl).toBeGreaterThan(89_000_000);
     expect(ttl).toBeLessThanOrEqual(90_000_000);
   });
@@ -53,15 +53,15 @@ describe('redis store (against a real redis-server)', () => {
       await new Promise((r) => setTimeout(r, 80));
       const current = await claimed(s.claim('taken-over', 60_000));
       await s.commit('taken-over', stale);
-      expect(await admin.get('cas1:taken-over')).toBe(`claim:${current}`);
+      expect(await admin.get('cas1:id:taken-over')).toBe(`claim:${current}`);
       await s.commit('taken-over', current);
-      expect(await admin.get('cas1:taken-over')).toBe('done');
+      expect(await admin.get('cas1:id:taken-over')).toBe('done');
     });
 
     it('records the delivery when its claim is gone (lapsed, or lost in a restart): the handlers did succeed', async () => {
       const s = store({ prefix: 'cas2:' });
       const token = await claimed(s.claim('lost-claim', 60_000));
-      await admin.del('cas2:lost-claim');
+      await admin.del('cas2:id:lost-claim');
       await s.commit('lost-claim', token);
       expect((await s.claim('lost-claim', 60_000)).state).toBe('done');
     });
@@ -71,8 +71,8 @@ describe('redis store (against a real redis-server)', () => {
       const token = await claimed(s.claim('twice', 60_000));
       await s.commit('twice', token);
       await s.commit('twice', token);
-      expect(await admin.get('cas3:twice')).toBe('done');
-      expect(await admin.pttl('cas3:twice')).toBeGreaterThan(89_000_000);
+      expect(await admin.get('cas3:id:twice')).toBe('done');
+      expect(await admin.pttl('cas3:id:twice')).toBeGreaterThan(89_000_000);
     });
   });
 
@@ -80,7 +80,7 @@ describe('redis store (against a real redis-server)', () => {
     const s = store();
     await claimed(s.claim('leased', 200));
     expect((await s.claim('leased', 200)).state).toBe('busy');
-    const pttl = await admin.pttl('svc-webhooks:leased');
+    const pttl = await admin.pttl('svc-webhooks:id:leased');
     expect(pttl).toBeGreaterThan(0);
     expect(pttl).toBeLessThanOrEqual(200);
     await new Promise((r) => setTimeout(r, 250));
@@ -91,9 +91,9 @@ describe('redis store (against a real redis-server)', () => {
     const s = store();
     const token = await claimed(s.claim('extended', 200));
     await s.extend('extended', token, 5000);
-    expect(await admin.pttl('svc-webhooks:extended')).toBeGreaterThan(4000);
+    expect(await admin.pttl('svc-webhooks:id:extended')).toBeGreaterThan(4000);
     await s.extend('extended', 'someone-else', 100_000);
-    expect(await admin.pttl('svc-webhooks:extended')).toBeLessThanOrEqual(5000);
+    expect(await admin.pttl('svc-webhooks:id:extended')).toBeLessThanOrEqual(5000);
   });
 
   it('a release frees only its own claim', async () => {
@@ -146,15 +146,31 @@ describe('redis store (against a real redis-server)', () => {
     expect(state).toBe('done');
   });
 
-  it('takes exactly one of `client` or `url`', () => {
-    expect(() => redisStore({})).toThrow(/exactly one/);
-    expect(() => redisStore({ url: redis.url, client: admin })).toThrow(/exactly one/);
+  it('takes exactly one of `client`, `url` or `cluster`', () => {
+    expect(() => redisStore({})).toThrow(TypeError);
+    expect(() => redisStore({ url: redis.url, client: admin })).toThrow(TypeError);
+    expect(() => redisStore({ url: redis.url, cluster: [redis.url] })).toThrow(TypeError);
+    expect(() => redisStore({ client: admin, cluster: [redis.url] })).toThrow(TypeError);
+  });
+
+  it('keeps an id of svc (a UUID) under the prefix as it is, and any other id after `id:`, percent-encoded', async () => {
+    const s = store({ prefix: 'forms:' });
+    const uuid = '0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e';
+    for (const id of [uuid, 'board:active', 'é{x}*']) await s.commit(id, await claimed(s.claim(id, 60_000)));
+    expect((await admin.keys('forms:*')).sort()).toEqual([`forms:${uuid}`, 'forms:id:%C3%A9%7Bx%7D%2A', 'forms:id:board%3Aactive']);
+  });
+
+  it('keeps an id with a lone surrogate apart from the one with U+FFFD in its place (Redis would receive both as U+FFFD)', async () => {
+    const s = store({ prefix: 'lone:' });
+    await s.commit('a\ud800', await claimed(s.claim('a\ud800', 60_000)));
+    expect((await s.claim('a\ufffd', 60_000)).state).toBe('claimed');
+    expect((await s.claim('a\ud800', 60_000)).state).toBe('done');
   });
 
   it('works with a client the user created, and leaves it open on close()', async () => {
     const s = redisStore({ client: admin, prefix: 'own-client:' });
     await s.commit('x', await claimed(s.claim('x', 1000)));
-    expect(await admin.get('own-client:x')).toBe('done');
+    expect(await admin.get('own-client:id:x')).toBe('done');
     await s.close();
     expect(await admin.ping()).toBe('PONG');
   });

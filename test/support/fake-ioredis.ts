@@ -1,7 +1,7 @@
 /**
  * The one scripted ioredis of the unit tests. `Redis` stands in for the package's client class
  * (`jest.mock('ioredis', () => jest.requireActual('../../support/fake-ioredis'))`) and records the
- * url and options each client was made with; `scriptedClient` is a connected client whose every
+ * url and options each client was made with (`Cluster`, the seed nodes and options of a cluster's); `scriptedClient` is a connected client whose every
  * command (`call`) and script (`eval`) is recorded and answered by the test. What Redis does with
  * the commands runs against a real redis-server in test/redis/.
  */
@@ -27,10 +27,28 @@ export class Redis {
   }
 }
 
+/** A Redis Cluster client made by the library from seed nodes, as `new Cluster(nodes, options)`. */
+export class Cluster {
+  static made: Cluster[] = [];
+  readonly isCluster = true;
+  readonly on = jest.fn();
+  readonly call = jest.fn((..._args: Call) => Promise.resolve(null as unknown));
+  readonly quit = jest.fn(() => Promise.resolve('OK'));
+  readonly disconnect = jest.fn();
+
+  constructor(
+    readonly nodes: Array<{ host: string; port: number }>,
+    readonly options: Record<string, any>,
+  ) {
+    Cluster.made.push(this);
+  }
+}
+
 /** Forgets the clients made, and makes `quit` succeed again. */
 export function resetIoredis(): void {
   Redis.made.length = 0;
   Redis.quitFails = false;
+  Cluster.made.length = 0;
 }
 
 /**

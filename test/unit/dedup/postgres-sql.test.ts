@@ -83,6 +83,24 @@ describe('rowKey', () => {
     expect(rowKey('with\0nul')).toBe(sha('with\0nul'));
     expect(rowKey(`é${'x'.repeat(200)}`)).toBe(sha(`é${'x'.repeat(200)}`));
   });
+
+  it('is hashed for an id that begins with "sha256", so that it is never the row key of the long id it spells', () => {
+    const long = 'x'.repeat(201);
+    expect(rowKey(rowKey(long))).toBe(sha(rowKey(long)));
+    expect(rowKey(rowKey(long))).not.toBe(rowKey(long));
+    expect(rowKey('sha256')).toBe(sha('sha256'));
+    expect(rowKey('sha25')).toBe('sha25');
+  });
+
+  it('is "sha256u:" and the SHA-256 of its key segment for an id with a lone surrogate (UTF-8 has no form for it)', () => {
+    expect(rowKey('a\ud800:b')).toBe(`sha256u:${createHash('sha256').update('a%uD800%3Ab').digest('hex')}`);
+    expect(rowKey('a\ud800')).not.toBe(rowKey('a\ufffd'));
+    expect(rowKey('\udc00\ud800')).not.toBe(rowKey('\ud800\udc00'));
+    // The segment of one id is never the UTF-8 of another hashed under the same marker.
+    expect(rowKey('a%uD800'.padEnd(201, 'x'))).toMatch(/^sha256:/);
+    expect(rowKey('a\ufffd')).toBe('a\ufffd');
+    expect(rowKey('😀')).toBe('😀');
+  });
 });
 
 describe('statements', () => {

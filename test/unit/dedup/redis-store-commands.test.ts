@@ -18,7 +18,7 @@ describe('redis store commands', () => {
     expect(result.state).toBe('claimed');
     const token = (result as { token: string }).token;
     expect(token).toMatch(/^[0-9a-f-]{36}$/);
-    expect(calls).toEqual([['SET', 'svc-webhooks:d1', `claim:${token}`, 'PX', 1501, 'NX', 'GET']]);
+    expect(calls).toEqual([['SET', 'svc-webhooks:id:d1', `claim:${token}`, 'PX', 1501, 'NX', 'GET']]);
   });
 
   it('gives each claim its own token', async () => {
@@ -39,6 +39,20 @@ describe('redis store commands', () => {
     }
   });
 
+  it("keys svc's ids (lower-case UUIDs) by the prefix and the id, and any other id by the prefix, `id:` and the id percent-encoded", async () => {
+    const { client, calls } = fakeClient(() => Promise.resolve(null));
+    const store = redisStore({ client });
+    for (const id of ['0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e', '0E3F6B9A-5A4E-4F0E-9A57-6C1D2B3A4F5E', 'board:active', 'x{y}*', '%', 'a\ud800b']) await store.claim(id, 10);
+    expect(calls.map((c) => c[1])).toEqual([
+      'svc-webhooks:0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e',
+      'svc-webhooks:id:0E3F6B9A-5A4E-4F0E-9A57-6C1D2B3A4F5E',
+      'svc-webhooks:id:board%3Aactive',
+      'svc-webhooks:id:x%7By%7D%2A',
+      'svc-webhooks:id:%25',
+      'svc-webhooks:id:a%uD800b',
+    ]);
+  });
+
   it('uses the given prefix for every key', async () => {
     const { client, calls } = fakeClient(() => Promise.resolve(null));
     const store = redisStore({ client, prefix: 'app:' });
@@ -46,7 +60,7 @@ describe('redis store commands', () => {
     await store.commit('k', token);
     await store.release('k', token);
     await store.extend('k', token, 10);
-    expect(calls.map((c) => (c[0] === 'SET' ? c[1] : c[3]))).toEqual(['app:k', 'app:k', 'app:k', 'app:k']);
+    expect(calls.map((c) => (c[0] === 'SET' ? c[1] : c[3]))).toEqual(['app:id:k', 'app:id:k', 'app:id:k', 'app:id:k']);
   });
 
   it('commits with a token-checked script that stores `done` for the retention rounded up', async () => {
@@ -54,7 +68,7 @@ describe('redis store commands', () => {
     await redisStore({ client, retentionMs: 1000.5 }).commit('d', 'tok');
     expect(calls).toHaveLength(1);
     const [command, script, keys, key, claim, done, ttl] = calls[0]!;
-    expect([command, keys, key, claim, done, ttl]).toEqual(['EVAL', 1, 'svc-webhooks:d', 'claim:tok', 'done', 1001]);
+    expect([command, keys, key, claim, done, ttl]).toEqual(['EVAL', 1, 'svc-webhooks:id:d', 'claim:tok', 'done', 1001]);
     expect(script).toContain("'SET', KEYS[1], ARGV[2], 'PX', ARGV[3]");
   });
 
@@ -71,10 +85,10 @@ describe('redis store commands', () => {
     const store = redisStore({ client });
     await store.release('d', 'tok');
     await store.extend('d', 'tok', 2000.1);
-    expect(calls[0]!.slice(2)).toEqual([1, 'svc-webhooks:d', 'claim:tok']);
+    expect(calls[0]!.slice(2)).toEqual([1, 'svc-webhooks:id:d', 'claim:tok']);
     expect(calls[0]![1]).toContain("redis.call('DEL', KEYS[1])");
     expect(calls.map((c) => c[0])).toEqual(['EVAL', 'EVAL']);
-    expect(calls[1]!.slice(2)).toEqual([1, 'svc-webhooks:d', 'claim:tok', 2001]);
+    expect(calls[1]!.slice(2)).toEqual([1, 'svc-webhooks:id:d', 'claim:tok', 2001]);
     expect(calls[1]![1]).toContain("redis.call('PEXPIRE', KEYS[1], ARGV[2])");
   });
 
@@ -84,7 +98,7 @@ describe('redis store commands', () => {
     await new Promise((r) => setImmediate(r));
     expect(calls).toHaveLength(2);
     const claimed = String(calls[0]![2]);
-    expect(calls[1]!.slice(0, 1).concat(calls[1]!.slice(2))).toEqual(['EVAL', 1, 'svc-webhooks:d', claimed]);
+    expect(calls[1]!.slice(0, 1).concat(calls[1]!.slice(2))).toEqual(['EVAL', 1, 'svc-webhooks:id:d', claimed]);
   });
 
   it('a claim whose release fails as well is still just rejected (nothing unhandled)', async () => {

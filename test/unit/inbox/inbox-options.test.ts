@@ -117,6 +117,49 @@ describe('inbox options at setup', () => {
     expect(() => inboxSettings({ connection: url, prefix } as never)).toThrow(TypeError);
   });
 
+  describe('on a Redis Cluster', () => {
+    const cluster = ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7000'];
+
+    it('takes the seed nodes, waits for one replica by default and puts the queues under the hash-tagged {svc-webhooks}', () => {
+      const s = inboxSettings({ connection: { cluster } });
+      expect([s.connection, s.prefix]).toEqual([{ cluster, waitForReplicas: 1 }, '{svc-webhooks}']);
+    });
+
+    it('takes waitForReplicas from 0 to 16 and a prefix with a hash tag', () => {
+      expect(inboxSettings({ connection: { cluster, waitForReplicas: 0 }, prefix: '{app}' }).connection).toEqual({ cluster, waitForReplicas: 0 });
+      expect(inboxSettings({ connection: { cluster, waitForReplicas: 16 }, prefix: 'app{x}y' }).prefix).toBe('app{x}y');
+      // Redis takes the first `{` and the first `}` after it: a `}` before them does not count.
+      expect(inboxSettings({ connection: { cluster }, prefix: '}{a}' }).prefix).toBe('}{a}');
+      for (const bad of [-1, 17, 1.5, Number.NaN, '1', null]) expect(() => inboxSettings({ connection: { cluster, waitForReplicas: bad } } as never)).toThrow(RangeError);
+    });
+
+    it.each([
+      ['without a hash tag', 'app'],
+      ['with an empty hash tag', 'app{}'],
+      ['with braces the wrong way round', '}app{'],
+      ['with an opening brace only', '{app'],
+      ['with a closing brace only', 'app}'],
+    ])('refuses a prefix %s with a TypeError: the keys of a queue would spread over the slots', (_what, prefix) => {
+      expect(() => inboxSettings({ connection: { cluster }, prefix })).toThrow(TypeError);
+      expect(inboxSettings({ connection: url, prefix }).prefix).toBe(prefix);
+    });
+
+    it.each([
+      ['no list', {}],
+      ['an empty list', { cluster: [] }],
+      ['a list with a non-redis URL', { cluster: ['http://h:1'] }],
+      ['a list with a non-string', { cluster: [7000] }],
+      ['redis:// and rediss:// mixed', { cluster: ['redis://a:1', 'rediss://b:1'] }],
+      ['a database other than 0', { cluster: ['redis://a:1/2'] }],
+      ['different credentials', { cluster: ['redis://:x@a:1', 'redis://:y@b:1'] }],
+      ['an unknown member', { cluster, replicas: 1 }],
+      ['an array', cluster],
+      ['null', null],
+    ])('refuses a cluster given as %s with a TypeError', (_what, connection) => {
+      expect(() => inboxSettings({ connection } as never)).toThrow(TypeError);
+    });
+  });
+
   it.each([
     ['retryForMs', 0, 30 * DAY],
     ['retryDelayMs', 1, DAY],

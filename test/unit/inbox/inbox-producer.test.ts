@@ -16,14 +16,33 @@ jest.mock('bullmq', () => jest.requireActual('../../support/fake-bullmq'));
 
 const queues = Queue.made;
 
-type FakeConnection = { role: string; quit: jest.Mock; disconnect: jest.Mock };
+type FakeConnection = { role: string; quit: jest.Mock; disconnect: jest.Mock; isCluster?: true; pipeline?: () => unknown };
 const connections: FakeConnection[] = [];
+// On a cluster: what the pipeline after an add sent, and how WAIT answers it.
+const waits: unknown[][] = [];
+let wait: () => Promise<[Error | null, unknown]> = () => Promise.resolve([null, 1]);
 
 jest.mock('../../../src/inbox/redis-connection', () => ({
-  inboxConnection: jest.fn((_url: string, role: string) => {
-    const connection: FakeConnection = { role, quit: jest.fn(() => Promise.resolve('OK')), disconnect: jest.fn() };
-    connections.push(connection);
-    return connection;
+  ...jest.requireActual('../../../src/inbox/redis-connection'),
+  inboxConnection: jest.fn((connection: unknown, role: string) => {
+    const made: FakeConnection = { role, quit: jest.fn(() => Promise.resolve('OK')), disconnect: jest.fn() };
+    if (typeof connection !== 'string') {
+      made.isCluster = true;
+      made.pipeline = () => {
+        const sent: unknown[] = [];
+        const pipeline = {
+          exists: (key: string) => (sent.push('EXISTS', key), pipeline),
+          call: (...args: unknown[]) => (sent.push(...args), pipeline),
+          exec: async () => {
+            waits.push(sent);
+            return [[null, 1], await wait()];
+          },
+        };
+        return pipeline;
+      };
+    }
+    connections.push(made);
+    return made;
   }),
 }));
 
@@ -52,6 +71,8 @@ const never = () => new Promise<never>(() => undefined);
 beforeEach(() => {
   resetBullmq();
   connections.length = 0;
+  waits.length = 0;
+  wait = () => Promise.resolve([null, 1]);
   jest.clearAllMocks();
 });
 
@@ -136,6 +157,48 @@ describe('the inbox producer', () => {
     expect(outcome).toBeInstanceOf(SvcWebhookError);
     expect(outcome).toMatchObject({ code: 'inbox_unavailable', status: 503, retryAfter: 5 });
     expect((outcome as Error).cause).toBeInstanceOf(Error);
+  });
+
+  describe('on a Redis Cluster', () => {
+    const onCluster: InboxSettings = { ...settings, connection: { cluster: ['redis://a:7000'], waitForReplicas: 1 }, prefix: '{app}' };
+
+    it("answers once the job is added and a replica of the queue's master holds it (WAIT on that connection, within the enqueue timeout)", async () => {
+      await expect(new InboxProducer(onCluster, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 })).resolves.toBeUndefined();
+      expect(queues[0]!.add).toHaveBeenCalledTimes(1);
+      expect(waits).toHaveLength(1);
+      const [exists, key, command, replicas, timeoutMs] = waits[0]!;
+      expect([exists, key, command, replicas]).toEqual(['EXISTS', '{app}:board:id', 'WAIT', 1]);
+      expect(timeoutMs).toBeGreaterThan(200);
+      expect(timeoutMs).toBeLessThanOrEqual(300);
+    });
+
+    it('refuses the delivery with 503 inbox_unavailable when no replica acknowledged it in time', async () => {
+      wait = () => Promise.resolve([null, 0]);
+      const refused = await new InboxProducer(onCluster, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).catch((err: unknown) => err);
+      expect(refused).toMatchObject({ code: 'inbox_unavailable', status: 503, retryAfter: 5 });
+    });
+
+    it('refuses the delivery with 503 once the enqueue timeout passes while WAIT has not answered', async () => {
+      jest.useFakeTimers();
+      wait = never;
+      let outcome: unknown = 'pending';
+      void new InboxProducer(onCluster, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 }).then(
+        () => (outcome = 'taken'),
+        (err: unknown) => (outcome = err),
+      );
+      await jest.advanceTimersByTimeAsync(300);
+      expect(outcome).toMatchObject({ code: 'inbox_unavailable', status: 503 });
+    });
+
+    it('does not wait with waitForReplicas 0', async () => {
+      await new InboxProducer({ ...onCluster, connection: { cluster: ['redis://a:7000'], waitForReplicas: 0 } }, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 });
+      expect(waits).toHaveLength(0);
+    });
+
+    it('does not wait on a single Redis', async () => {
+      await new InboxProducer(settings, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 });
+      expect(waits).toHaveLength(0);
+    });
   });
 
   describe('close', () => {

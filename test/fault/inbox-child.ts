@@ -1,0 +1,75 @@
+/**
+ * A process of the fault test's cluster run: `receiver` (a board webhook in inbox mode behind
+ * node:http: it claims, enqueues and answers) or `worker` (runs the handlers, recording each run in
+ * its effect file, see effect-log.ts). The de-dup store and the inbox are on the Redis Cluster whose
+ * seed nodes FAULT_CLUSTER lists. Every answer carries the process's pid in X-Fault-Pid. SIGTERM
+ * closes it gracefully.
+ */
+import { createServer } from 'node:http';
+import pino from 'pino';
+import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
+import { config } from './config';
+import { EffectWriter, effectFile } from './effect-log';
+
+const env = process.env;
+const role = env.FAULT_ROLE;
+const seeds = env.FAULT_CLUSTER!.split(',');
+const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
+const store = redisStore({ cluster: seeds, commandTimeoutMs: 500 });
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
+
+const board = svcBoardWebhook({
+  secret: config.secret,
+  store,
+  timeoutMs: config.handlerTimeoutMs,
+  leaseMs: config.leaseMs,
+  logger: pino({ level: 'warn', base: { pid: process.pid } }),
+  inbox: { connection: { cluster: seeds }, retryDelayMs: 100, maxRetryDelayMs: 1000 },
+}).onAny(async (_event, ctx) => {
+  const id = ctx.deliveryId;
+  effects.write('S', id);
+  await sleep(between([2, 20]));
+  if (Math.random() < config.failShare) {
+    effects.write('F', id);
+    throw new Error('injected handler failure');
+  }
+  effects.write('E', id); // the side effect
+  await sleep(between(config.afterEffectMs));
+  effects.write('R', id);
+});
+
+if (role === 'receiver') {
+  const handle = createNodeHandler(board);
+  const server = createServer((req, res) => {
+    res.setHeader('X-Fault-Pid', String(process.pid));
+    handle(req, res);
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(Number(env.FAULT_PORT), '127.0.0.1');
+  process.once('SIGTERM', () => {
+    server.close();
+    void board
+      .close()
+      .then(async () => {
+        server.closeAllConnections();
+        await store.close();
+        process.exit(0);
+      })
+      .catch(() => process.exit(1));
+  });
+} else {
+  // A lock that outlives the failover (about 3 s): a worker that lost Redis for that long keeps its jobs.
+  const worker = board.work({ concurrency: 10, lockDurationMs: 8000, stalledIntervalMs: 1000 });
+  process.once('SIGTERM', () => {
+    void worker
+      .close()
+      .then(async () => {
+        await board.close();
+        await store.close();
+        process.exit(0);
+      })
+      .catch(() => process.exit(1));
+  });
+}
