@@ -148,7 +148,7 @@ class Proc {
 async function receiver(env: Record<string, string>, core?: 0 | 1, warm = true): Promise<{ proc: Proc; port: number }> {
   const proc = Proc.start('receiver', env, core);
   const [, port] = await proc.wait(/ready (\d+)\n/, 15_000);
-  if (warm) await Promise.all(Array.from({ length: WARM_UP }, () => post(Number(port), signedEvent(`${WARM_UP_BOARD}${randomUUID()}`, 1), pooled)));
+  if (warm) await Promise.all(Array.from({ length: WARM_UP }, () => post(Number(port), signedEvent(`${WARM_UP_BOARD}${randomUUID().slice(-12)}`, 1), pooled)));
   return { proc, port: Number(port) };
 }
 
@@ -271,7 +271,7 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: LatencyM
     // A receiver that has run for a while runs code the JIT has optimised; a fresh one interprets
     // it. The warm-up deliveries' handlers return at once, and the worker is done with them before
     // the measurement starts.
-    await send(r.port, Array.from({ length: config.latencyWarmUp }, () => signedEvent(`${WARM_UP_BOARD}${randomUUID()}`, 1)));
+    await send(r.port, Array.from({ length: config.latencyWarmUp }, () => signedEvent(`${WARM_UP_BOARD}${randomUUID().slice(-12)}`, 1)));
     if (worker) await worker.wait(/warmed\n/, 60_000);
     // The CPU the bench's own processes use over the open loop, to tell what other processes took.
     const ours = async () => cpuSecondsOf(r.proc.child.pid) + cpuSecondsOf(worker?.child.pid) + (await redisCpuSeconds(redis));
