@@ -62,8 +62,17 @@ function connectionError(err: unknown, timeoutMs: number): string {
   return `connection failed (${typeof cause?.message === 'string' ? cause.message : String(err)})`;
 }
 
+/** Where a delivery goes, signed with which secret, and how long the sender waits for an answer. */
+export interface DeliveryTarget {
+  readonly url: string;
+  readonly delivery: Delivery;
+  readonly secret: string;
+  /** Default: svc's own 10 s. */
+  readonly timeoutMs?: number;
+}
+
 /** One delivery attempt, like svc's sender: POST, 10 s deadline, redirects not followed. */
-export async function postDelivery(io: CliIo, url: string, delivery: Delivery, secret: string, timeoutMs = SENDER_TIMEOUT_MS): Promise<AttemptOutcome> {
+export async function postDelivery(io: CliIo, { url, delivery, secret, timeoutMs = SENDER_TIMEOUT_MS }: DeliveryTarget): Promise<AttemptOutcome> {
   const { body, headers } = sign(delivery, secret);
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);

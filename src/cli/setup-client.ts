@@ -11,11 +11,19 @@ export interface SetupClient {
   readonly caller: string;
 }
 
+/** Where the setup client's address and token come from: options, or the named environment variable. */
+export interface SetupSource {
+  readonly baseUrl: string | undefined;
+  readonly tokenFile: string | undefined;
+  readonly tokenEnv: string;
+  readonly allowInsecureHttp?: boolean;
+}
+
 /**
  * The client for the setup commands, built from --base-url / SVC_BASE_URL and a token from
  * --token-file or the named environment variable. The CLI's fetch is used so tests can watch it.
  */
-export function setupClient(io: CliIo, baseUrl: string | undefined, tokenFile: string | undefined, tokenEnv: string, allowInsecureHttp = false): SetupClient {
+export function setupClient(io: CliIo, { baseUrl, tokenFile, tokenEnv, allowInsecureHttp = false }: SetupSource): SetupClient {
   const token = requiredToken(io, tokenFile, tokenEnv);
   const client = new SvcClient({ baseUrl: requiredBaseUrl(io, baseUrl), token, fetch: io.fetch, allowInsecureHttp });
   const bot = parseBotToken(token);

@@ -9,20 +9,9 @@ import { POSTGRES_STORE_OPTIONS } from './store-options';
 import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from '../internal/sql-client';
 import { CLAIM_LOST_MARKER, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
+import { createPool, giveBack, giveBackWhenSettled, ignore, sent, type PooledSqlClient, type PostgresPool } from './postgres-connections';
 
-/** A connection lent by a pool (a node-postgres `PoolClient`). */
-export interface PooledSqlClient extends SqlClient {
-  /** Gives it back; `true` (or an error) discards it instead. */
-  release(destroy?: boolean | Error): void;
-  on?(event: 'error', listener: (err: Error) => void): unknown;
-  off?(event: 'error', listener: (err: Error) => void): unknown;
-}
-
-/** The part of a node-postgres `Pool` the store uses. Any pool with these methods works. */
-export interface PostgresPool {
-  connect(): Promise<PooledSqlClient>;
-  end?(): Promise<void>;
-}
+export type { PooledSqlClient, PostgresPool } from './postgres-connections';
 
 /** Options of `postgresStore(options)`; docs/options.md lists them with their bounds. */
 export interface PostgresStoreOptions {
@@ -249,58 +238,6 @@ function markKey(key: string, token: string): string {
   return `${key}\0${token}`;
 }
 
-function ignore(): void {}
-
-/** A statement sent on `client`; a query that throws at once fails like one that rejects. */
-function sent(client: PooledSqlClient, text: string, values?: unknown[]): Promise<SqlResult> {
-  return new Promise<SqlResult>((resolve) => resolve(values === undefined ? client.query(text) : client.query(text, values)));
-}
-
-function giveBack(client: PooledSqlClient, destroy: boolean): void {
-  client.off?.('error', ignore);
-  try {
-    client.release(destroy);
-  } catch {
-    // Already released (a handler gave its transaction client back itself).
-  }
-}
-
-/**
- * A statement that timed out may still be running on its connection. Discarding the connection
- * would make a server that was only slow (or briefly stopped) face a new connection for every
- * caller at once, each slower than the last, a storm that outlasts the slowness itself: the
- * connection is kept out of the pool until the statement settles, then cleaned up (`cleanUp`: a
- * transaction's ROLLBACK) and given back. It is discarded instead if the statement failed in a way
- * `discards` picks (a lost connection, by default), if the clean-up failed, or if all that has not
- * ended within `boundMs`.
- */
-function giveBackWhenSettled(
-  client: PooledSqlClient,
-  query: Promise<unknown>,
-  boundMs: number,
-  { cleanUp, discards = isConnectionFailure }: { cleanUp?: () => Promise<unknown>; discards?: (err: unknown) => boolean } = {},
-): void {
-  let settled = false;
-  const settle = (destroy: boolean) => {
-    if (settled) return;
-    settled = true;
-    clearTimeout(timer);
-    giveBack(client, destroy);
-  };
-  const timer = setTimeout(() => settle(true), boundMs);
-  timer.unref();
-  query.then(
-    () => false,
-    (err: unknown) => discards(err),
-  ).then((lost) => {
-    if (lost || cleanUp === undefined || settled) return settle(lost);
-    cleanUp().then(
-      () => settle(false),
-      () => settle(true),
-    );
-  });
-}
-
 /** The store's own statements: a missing table is a setup step left out, said plainly. */
 function explain(err: unknown, table: string): unknown {
   if ((err as { code?: unknown } | null)?.code !== UNDEFINED_TABLE) return err;
@@ -317,16 +254,6 @@ function translate(err: unknown): unknown {
     return storeRefusal(new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', { cause: err, retryAfter: 5 }));
   }
   return err;
-}
-
-function createPool(connectionString: string, timeoutMs: number): PostgresPool {
-  // An optional peer dependency: only users of `connectionString` need pg installed.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Pool } = require('pg') as typeof import('pg');
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
-  // An idle connection that the server drops is an error event; the next statement reconnects or fails closed (503).
-  pool.on('error', () => undefined);
-  return pool;
 }
 
 /** The PostgreSQL de-dup store: `store: postgresStore({ connectionString: process.env.DATABASE_URL })`. */

@@ -150,8 +150,17 @@ export class BoardOrder {
     return Math.max(this.ttlMs, BOARD_PLACE_KEPT_MS);
   }
 
-  /** Takes the board for this event when it is its turn (`probe`: only tells, takes nothing). */
-  async start(board: string, jobId: string, sequence: number, now: number, probe = false): Promise<Turn> {
+  /** Takes the board for this event when it is its turn. */
+  start(board: string, jobId: string, sequence: number, now: number): Promise<Turn> {
+    return this.turn({ board, jobId, sequence }, now, false);
+  }
+
+  /** Whether it is this event's turn now, taking nothing. */
+  probe(board: string, jobId: string, sequence: number, now: number): Promise<Turn> {
+    return this.turn({ board, jobId, sequence }, now, true);
+  }
+
+  private async turn({ board, jobId, sequence }: { board: string; jobId: string; sequence: number }, now: number, probe: boolean): Promise<Turn> {
     const k = this.keys(board);
     const [run, value] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0', this.lastTtlMs)) as [number, number];
     if (run === 2) return { run: false, handled: true };

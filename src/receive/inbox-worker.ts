@@ -65,7 +65,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     const data = job.data;
     await job.moveToDelayed(Date.now() + (turn.waitMs > 0 ? turn.waitMs : RECHECK_MS), token);
     // The predecessor may have ended between the check and the move: then nobody would promote us.
-    const now = await order.start(data.board!, job.id!, data.sequence!, Date.now(), true);
+    const now = await order.probe(data.board!, job.id!, data.sequence!, Date.now());
     if (now.run) await job.promote().catch(() => undefined);
     throw new bull.DelayedError();
   };

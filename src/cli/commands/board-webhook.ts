@@ -69,7 +69,7 @@ export const boardWebhookCommand: Command = {
     if (takesId && values.board !== undefined) throw usageError('name the board once: reenable <id> or --board <id>');
     const board = takesId ? positionals[1] : values.board;
     if (board === undefined || board.trim() === '') throw usageError(action === 'reenable' ? 'reenable needs the board id: board-webhook reenable <id>' : '--board <id> is required');
-    const { client } = setupClient(io, values['base-url'], values['token-file'], TOKEN_ENV, values['allow-insecure-http'] === true);
+    const { client } = setupClient(io, { baseUrl: values['base-url'], tokenFile: values['token-file'], tokenEnv: TOKEN_ENV, allowInsecureHttp: values['allow-insecure-http'] === true });
     const json = values.json === true;
     const print = (value: unknown): void => void io.stdout.write(terminalJson(value));
 

@@ -5,7 +5,7 @@ import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
 import { loadDelivery, type Delivery } from '../load-delivery';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
-import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome } from '../post-delivery';
+import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarget } from '../post-delivery';
 import { startProgress } from '../progress';
 import { requiredSecret } from '../read-input';
 import { retryDelays } from '../retry-schedule';
@@ -72,14 +72,21 @@ function checkUrl(url: string | undefined): string {
   return url;
 }
 
-async function deliver(io: CliIo, url: string, delivery: Delivery, secret: string, retry: boolean, fast: number, timeoutMs: number): Promise<number> {
+/** A delivery to send: where, what, with which secret; with svc's retries or once; how much faster than svc waits. */
+interface SendPlan extends DeliveryTarget {
+  readonly retry: boolean;
+  readonly fast: number;
+}
+
+async function deliver(io: CliIo, plan: SendPlan): Promise<number> {
+  const { url, retry, fast } = plan;
   const delays = retry ? retryDelays() : [];
   const total = delays.length + 1;
   let last: AttemptOutcome | undefined;
   let svcTime = 0;
   for (let attempt = 1; attempt <= total; attempt++) {
     const stop = startProgress(io, `attempt ${attempt}: waiting for the receiver`);
-    last = await postDelivery(io, url, delivery, secret, timeoutMs).finally(stop);
+    last = await postDelivery(io, plan).finally(stop);
     // Where the attempt sits on svc's schedule, whatever --fast does to the real waits.
     const label = retry ? `attempt ${attempt}/${total} (+${svcTime === 0 ? '0' : formatDuration(svcTime)})` : 'attempt 1';
     io.stdout.write(`${label}: ${printable(describeOutcome(last))}\n`);
@@ -128,6 +135,6 @@ export const sendCommand: Command = {
     const delivery = loadDelivery(io, positionals[0]!, { webhook: oneOf(values.webhook, ['board', 'bot'] as const, '--webhook'), fresh: values.fresh === true });
     // The file chose its id and type: shown without control characters.
     io.stdout.write(`POST ${printable(`${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}`)}\n`);
-    return deliver(io, url, delivery, secret, values.retry === true, fast, timeoutMs);
+    return deliver(io, { url, delivery, secret, retry: values.retry === true, fast, timeoutMs });
   },
 };

@@ -47,8 +47,8 @@ describe('board order: taking a board for an event (start)', () => {
     const { redis, calls } = fakeRedis([1, -1]);
     const order = new BoardOrder(redis, PREFIX, 0, 1);
     await order.start('b1', 'd-x', 1, 0);
-    await order.start('b1', 'd-x', 1, 0, false);
-    await order.start('b1', 'd-x', 1, 0, true);
+    await order.start('b1', 'd-x', 1, 0);
+    await order.probe('b1', 'd-x', 1, 0);
     expect(calls.map((c) => c.args[10])).toEqual(['0', '0', '1']);
   });
 
