@@ -10,7 +10,8 @@ import base from './jest.config';
  */
 const config: Config = {
   ...base,
-  testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts'],
+  // The options page is made from the option declarations: it is what a declaration's text is for.
+  testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/docs/options-doc.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',
     '/test/integration/(package-exports|example-server|fixtures|log-flush)\\.test\\.ts$',

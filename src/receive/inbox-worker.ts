@@ -11,6 +11,7 @@ import type { DeliveryReport } from '../observe/delivery-report';
 import { DeliveryTelemetry } from '../observe/telemetry';
 import { DeliveryScope } from '../route/delivery-scope';
 import { inboxAttempt } from './inbox-attempt';
+import { watchWorker } from './worker-watchdog';
 import type { Settings } from './settings';
 import type { WebhookKind } from './webhook-kind';
 
@@ -70,22 +71,45 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     throw new bull.DelayedError();
   };
   const telemetry = new DeliveryTelemetry(kind.webhook, settings.fixedSecrets);
-  const processor = inboxAttempt({ inbox, kind, settings, report, telemetry, order, running, wake, waitForTurn }, ownFailures);
+  const attempt = inboxAttempt({ inbox, kind, settings, report, telemetry, order, running, wake, waitForTurn }, ownFailures);
+  let lastTaken = Date.now();
+  const processor = (job: Job<InboxJob>, token?: string) => {
+    lastTaken = Date.now();
+    return attempt(job, token);
+  };
 
-  const worker: Worker<InboxJob> = new bull.Worker<InboxJob>(kind.webhook, processor, {
-    connection,
-    prefix: inbox.prefix,
-    concurrency: work.concurrency,
-    lockDuration: work.lockDurationMs,
-    stalledInterval: work.stalledIntervalMs,
-    maxStalledCount: work.maxStalledCount,
-    settings: { backoffStrategy: (attemptsMade: number) => retryDelay(attemptsMade, inbox.retryDelayMs, inbox.maxRetryDelayMs) },
-  });
-  worker.on('error', (err) => settings.logger.error({ err: safeError(err) }, 'inbox worker: redis error; retrying'));
-  worker.on('stalled', (jobId: string) => settings.logger.warn({ jobId }, 'a delivery was taken back from a worker that stopped answering; it runs again'));
-  worker.on('failed', (job, err) => {
-    if (job === undefined || ownFailures.has(err)) return;
-    void foreignFailure(job, err).catch((e: unknown) => settings.logger.error({ err: safeError(e), jobId: job.id }, 'inbox worker: could not record a dead letter'));
+  const makeWorker = (): Worker<InboxJob> => {
+    const made = new bull.Worker<InboxJob>(kind.webhook, processor, {
+      connection,
+      prefix: inbox.prefix,
+      concurrency: work.concurrency,
+      lockDuration: work.lockDurationMs,
+      stalledInterval: work.stalledIntervalMs,
+      maxStalledCount: work.maxStalledCount,
+      settings: { backoffStrategy: (attemptsMade: number) => retryDelay(attemptsMade, inbox.retryDelayMs, inbox.maxRetryDelayMs) },
+    });
+    made.on('error', (err) => settings.logger.error({ err: safeError(err) }, 'inbox worker: redis error; retrying'));
+    made.on('stalled', (jobId: string) => settings.logger.warn({ jobId }, 'a delivery was taken back from a worker that stopped answering; it runs again'));
+    made.on('failed', (job, err) => {
+      if (job === undefined || ownFailures.has(err)) return;
+      void foreignFailure(job, err).catch((e: unknown) => settings.logger.error({ err: safeError(e), jobId: job.id }, 'inbox worker: could not record a dead letter'));
+    });
+    return made;
+  };
+  let worker = makeWorker();
+  const watchdog = watchWorker({
+    everyMs: work.stalledIntervalMs,
+    busy: () => running.size > 0,
+    lastTaken: () => lastTaken,
+    waiting: () => queue.getWaitingCount(),
+    async restart() {
+      const wedged = worker;
+      worker = makeWorker();
+      lastTaken = Date.now();
+      // Its blocking connection may never answer: closing it is not waited for.
+      void wedged.close(true).catch(() => undefined);
+    },
+    logger: settings.logger,
   });
 
   /**
@@ -103,6 +127,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   return {
     close() {
       closing ??= (async () => {
+        watchdog.stop();
         for (const ctx of running) DeliveryScope.abort(ctx);
         await worker.close();
         await queue.close().catch(() => undefined);

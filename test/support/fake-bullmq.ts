@@ -36,6 +36,7 @@ export class Queue extends EventEmitter {
   readonly waitUntilReady = jest.fn(() => script.ready());
   readonly getJob = jest.fn((id: string): Promise<unknown> => Promise.resolve(this.jobs.find((j) => j.id === id)));
   readonly getFailed = jest.fn(() => Promise.resolve(this.jobs.filter((j) => j.failed)));
+  readonly getWaitingCount = jest.fn(() => Promise.resolve(0));
   readonly close = jest.fn(() => Promise.resolve());
   override readonly on = jest.fn((event: string, listener: (...args: any[]) => void) => super.on(event, listener));
 
