@@ -5,73 +5,14 @@
  *
  * @module svc-webhooks
  */
-export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
-export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
+// What runs on every runtime: the Fetch entry's exports, then what needs Node.
+export * from './web';
 export type { Middleware } from './adapters/node/express-middleware';
-export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
 export { createNodeHandler } from './adapters/node/node-handler';
 export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './adapters/node/fastify-plugin';
-export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
-export {
-  verifyBoardDelivery,
-  verifyBotDelivery,
-  type VerifyDeliveryInput,
-  type VerifyBoardDeliveryInput,
-  type VerifiedBoardDelivery,
-  type VerifiedBotDelivery,
-} from './webhooks/verify-delivery';
-export type { HeaderSource } from './internal/headers';
-export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
-export type { LoggerOption } from './internal/webhook-loggers';
-export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
-export { DEFAULT_PATHS } from './webhooks/options';
-export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
-export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
-export type {
-  Awaitable,
-  DeliveryContext,
-  BoardContext,
-  BotContext,
-  BoardHandler,
-  BotHandler,
-  CommandData,
-  ErrorContext,
-  ErrorHandler,
-  DeliveryListener,
-  DeliveryRecord,
-  QueueOutcome,
-} from './route/handler-types';
+export type { QueueOutcome } from './route/handler-types';
 export type { InboxOptions, InboxCluster, InboxConnection } from './inbox/inbox-options';
 export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
-export type { SchemaPolicy } from './validate/validate-payload';
-export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
-export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
-export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
-export { boardEventTypes } from './generated/board-types';
-export type {
-  BoardEventMap,
-  BoardEventType,
-  BoardWebhookEvent,
-  BoardUnknownEvent,
-  BoardEventEnvelope,
-  BoardTaskEvent,
-  BoardTaskCommentEvent,
-  BoardTaskMovedOutEvent,
-  BoardPingEvent,
-  Board,
-  Actor,
-  Rule,
-  Change,
-  StatusChangeData,
-  MovedBoardChange,
-  Attachment,
-  Comment,
-  Task,
-  MovedOutTask,
-} from './generated/board-types';
-export { botEventKinds } from './generated/bot-types';
-export type { BotEventMap, BotEventData, BotWebhookUpdate, DispatchEvent, MessageCreateData, Message, Command } from './generated/bot-types';
-export { boardWebhookEventSchema, botWebhookUpdateSchema } from './generated/schemas';
 export type { SqlClient, SqlResult } from './internal/sql-client';
 export {
   boardSequenceTracker,
