@@ -36,23 +36,12 @@ export interface DeliveryInspectorOptions {
   maxClients?: number;
 }
 
+/** The fields of a DeliveryRecord the page keeps: never its headers, payload or queue details. */
+type ShownFields = 'webhook' | 'deliveryId' | 'kind' | 'outcome' | 'status' | 'code' | 'message' | 'problems' | 'durationMs' | 'receivedAt' | 'verified';
+
 /** One delivery as the page shows it. `seq` numbers deliveries in arrival order, from 1. */
-export interface StoredDelivery {
+export interface StoredDelivery extends Pick<DeliveryRecord, ShownFields> {
   readonly seq: number;
-  readonly webhook: 'board' | 'bot';
-  readonly deliveryId?: string;
-  readonly kind?: string;
-  readonly outcome: DeliveryRecord['outcome'];
-  readonly status: number;
-  readonly code?: string;
-  /** Why it was refused, in the library's words. */
-  readonly message?: string;
-  /** The failing paths of a schema refusal. */
-  readonly problems?: readonly { readonly path: string; readonly message: string }[];
-  readonly durationMs: number;
-  readonly receivedAt: number;
-  /** Whether the signature was verified: only then is anything of the body the sender's. */
-  readonly verified: boolean;
   /** The verified, parsed body, pretty-printed. */
   readonly body?: string;
   readonly bodyTruncated?: boolean;

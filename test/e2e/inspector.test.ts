@@ -3,23 +3,20 @@
  * its page is open in Debian's headless Chromium, and deliveries sent to the webhooks must appear on
  * the page without a reload.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { rawPreview } from '../../examples/inspector/delivery-inspector';
+import { startExampleServer, type ExampleServer } from '../support/example-server';
 import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot, type SignedRequest } from '../support/sign';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(__dirname, '..', '..');
 // Chromium and tsx both start slowly on a small CI machine.
 const SETUP_MS = 60_000;
 const APPEAR_MS = 10_000;
 
 describe('example server: live delivery inspector', () => {
-  let server: ChildProcess | undefined;
-  let output = '';
+  let server: ExampleServer | undefined;
   let base = '';
   let browser: Browser | undefined;
   let page: Page;
@@ -28,7 +25,8 @@ describe('example server: live delivery inspector', () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`Debian's chromium is missing at ${CHROMIUM}; this end-to-end test needs it: install it with \`apt-get install chromium\``);
     }
-    ({ server, base } = await startServer());
+    server = await startExampleServer({ HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET }, SETUP_MS - 10_000);
+    base = server.base;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -42,35 +40,8 @@ describe('example server: live delivery inspector', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null && server.signalCode === null) {
-      // Detached, so the group (tsx and the node it runs) can be ended by the server's own id.
-      process.kill(-server.pid!, 'SIGKILL');
-      await exited(server, 5_000);
-    }
+    await server?.stop();
   }, SETUP_MS);
-
-  /** Starts `examples/bot-server.ts` on a free port and resolves once it logs the listening line. */
-  function startServer(): Promise<{ server: ChildProcess; base: string }> {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['examples/bot-server.ts'], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET },
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the example server did not log "listening" in time:\n${output}`)), SETUP_MS - 10_000);
-      child.once('exit', (code) => reject(new Error(`the example server exited (${code}) before listening:\n${output}`)));
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        output += `${line}\n`;
-        if (!line.startsWith('{')) return;
-        const entry = JSON.parse(line);
-        if (entry.msg !== 'listening') return;
-        clearTimeout(timer);
-        resolve({ server: child, base: entry.url });
-      });
-    });
-  }
 
   async function post(path: string, signed: SignedRequest): Promise<number> {
     return (await send(path, signed)).status;
@@ -115,6 +86,7 @@ describe('example server: live delivery inspector', () => {
   }
 
   it('prints the inspector URL and how to turn it off beside the send hints, each hint on one line, none holding a secret', () => {
+    const output = server!.output();
     expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off)\n`);
     const lines = output.split('\n');
     expect(lines.filter((l) => l.includes('npx svc-webhooks send') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
@@ -242,8 +214,8 @@ describe('example server: live delivery inspector', () => {
 
   it('stops on SIGTERM while the page holds its event stream open', async () => {
     // tsx passes the signal on to the server, whose shutdown ends the inspector's open streams.
-    server!.kill('SIGTERM');
-    expect(await exited(server!, 10_000)).toBe(0);
+    server!.child.kill('SIGTERM');
+    expect(await exited(server!.child, 10_000)).toBe(0);
   }, SETUP_MS);
 });
 

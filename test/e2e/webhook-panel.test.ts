@@ -3,16 +3,13 @@
  * process watching its webhooks on a fake svc, and its page, open in Debian's headless Chromium,
  * shows each webhook's state and follows its changes without a reload.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { startExampleServer, type ExampleServer } from '../support/example-server';
 import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
 import { BOARD_SECRET, BOT_SECRET } from '../support/sign';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(__dirname, '..', '..');
 const SETUP_MS = 60_000;
 // The panel asks every 5 s.
 const APPEAR_MS = 15_000;
@@ -20,7 +17,7 @@ const HOSTILE = '<img src=x onerror="globalThis.pwned=1">';
 
 describe("example server: the inspector's panel of webhook states", () => {
   let svc: FakeSvc;
-  let server: ChildProcess | undefined;
+  let server: ExampleServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
 
@@ -28,47 +25,26 @@ describe("example server: the inspector's panel of webhook states", () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Debian's chromium is missing at ${CHROMIUM}; this end-to-end test needs it`);
     svc = await startFakeSvc({ boards: 2 });
     svc.failDeliveries(svc.boardIds[1]!, HOSTILE);
-    let base: string;
-    ({ server, base } = await startServer({
+    server = await startExampleServer({
+      HOST: '127.0.0.1',
+      SVC_BOT_WEBHOOK_SECRET: BOT_SECRET,
+      SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET,
       SVC_BASE_URL: svc.baseUrl,
       SVC_TOKEN: svc.personToken,
       SVC_BOT_TOKEN: svc.botToken,
       SVC_WATCH_BOARDS: svc.boardIds.join(','),
       SVC_WATCH_INTERVAL_MS: '200',
-    }));
+    }, SETUP_MS - 10_000);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
     page = await browser.newPage();
-    await page.goto(`${base}/inspector`);
+    await page.goto(`${server.base}/inspector`);
   }, SETUP_MS);
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, 'SIGKILL');
+    await server?.stop();
     await svc?.close();
   }, SETUP_MS);
-
-  function startServer(env: Record<string, string>): Promise<{ server: ChildProcess; base: string }> {
-    const child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['examples/bot-server.ts'], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET, ...env },
-    });
-    let output = '';
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the example server did not log "listening" in time:\n${output}`)), SETUP_MS - 10_000);
-      child.once('exit', (code) => reject(new Error(`the example server exited (${code}) before listening:\n${output}`)));
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        output += `${line}\n`;
-        if (!line.startsWith('{')) return;
-        const entry = JSON.parse(line);
-        if (entry.msg !== 'listening') return;
-        clearTimeout(timer);
-        resolve({ server: child, base: entry.url });
-      });
-    });
-  }
 
   it('shows one row per webhook with its state; svc\'s text as text, never as markup', async () => {
     await page.locator('#webhooks tr.webhook').nth(2).waitFor({ timeout: APPEAR_MS });

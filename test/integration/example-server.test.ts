@@ -1,45 +1,21 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startExampleServer, type ExampleServer } from '../support/example-server';
 import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
 import { fixture, signBoard } from '../support/sign';
 
 const root = join(__dirname, '..', '..');
 const run = promisify(execFile);
 
-/** Starts `npm start`'s server on a free port and collects what it prints. */
-function startExampleServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`example server did not start:\n${out}`)), 15_000);
-    const check = setInterval(() => {
-      if (/^id=/m.test(out)) {
-        clearInterval(check);
-        clearTimeout(timer);
-        resolve({ child, output: () => out });
-      }
-    }, 50);
-    child.once('exit', (code) => reject(new Error(`example server exited with ${code}:\n${out}`)));
-  });
-}
-
 describe('the example server (npm start)', () => {
-  let server: { child: ChildProcess; output: () => string };
+  let server: ExampleServer;
   beforeAll(async () => {
     server = await startExampleServer();
   });
-  afterAll(() => {
-    server?.child.kill('SIGTERM');
-  });
+  afterAll(() => server?.stop());
 
   it('prints a curl command that reaches a command handler, and a repeat that is a duplicate', async () => {
     const curl = server.output().split('\n').find((l) => l.startsWith('curl '))!;
@@ -65,13 +41,11 @@ describe('the example server on real secrets', () => {
   const BOT = 'real-bot-secret-+/=-0123456789abcdef';
   const BOARD = 'real-board-secret-0123456789abcdef';
   const env = { SVC_BOT_WEBHOOK_SECRET: BOT, SVC_BOARD_WEBHOOK_SECRET: BOARD };
-  let server: { child: ChildProcess; output: () => string };
+  let server: ExampleServer;
   beforeAll(async () => {
     server = await startExampleServer(env);
   });
-  afterAll(() => {
-    server?.child.kill('SIGTERM');
-  });
+  afterAll(() => server?.stop());
 
   it('prints no secret and nothing signed with one; its commands sign at send time from the environment', async () => {
     const printed = server.output();
@@ -92,11 +66,6 @@ describe('the example server on real secrets', () => {
   });
 });
 
-/** The server's base URL, from its "listening" log line. */
-function baseOf(output: string): string {
-  return /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(output)![1]!;
-}
-
 /** A GET with the given Host header (fetch would not send one of ours). */
 function inspectorGet(base: string, path: string, host = 'localhost'): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(base);
@@ -114,7 +83,7 @@ function inspectorGet(base: string, path: string, host = 'localhost'): Promise<{
 
 describe('the example server watching its webhooks (given a token)', () => {
   let svc: FakeSvc;
-  let server: { child: ChildProcess; output: () => string };
+  let server: ExampleServer;
   beforeAll(async () => {
     svc = await startFakeSvc({ boards: 2 });
     svc.failDeliveries(svc.boardIds[1]!, 'receiver answered 500');
@@ -127,7 +96,7 @@ describe('the example server watching its webhooks (given a token)', () => {
     });
   });
   afterAll(async () => {
-    server?.child.kill('SIGTERM');
+    await server?.stop();
     await svc.close();
   });
 
@@ -144,7 +113,7 @@ describe('the example server watching its webhooks (given a token)', () => {
   });
 
   it("the inspector's panel: each webhook's state as JSON, behind the inspector's own Host check", async () => {
-    const base = baseOf(server.output());
+    const base = server.base;
     const { status, body } = await inspectorGet(base, '/inspector/webhooks');
     expect(status).toBe(200);
     const panel = JSON.parse(body);
@@ -164,14 +133,14 @@ describe('the example server watching its webhooks (given a token)', () => {
 });
 
 describe('the example server without a token', () => {
-  let server: { child: ChildProcess; output: () => string };
+  let server: ExampleServer;
   beforeAll(async () => {
     server = await startExampleServer();
   });
-  afterAll(() => server?.child.kill('SIGTERM'));
+  afterAll(() => server?.stop());
 
   it("watches nothing; the inspector's panel says how to start", async () => {
-    const { status, body } = await inspectorGet(baseOf(server.output()), '/inspector/webhooks');
+    const { status, body } = await inspectorGet(server.base, '/inspector/webhooks');
     expect(status).toBe(200);
     expect(JSON.parse(body)).toEqual({ watching: false, note: expect.stringMatching(/^Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS/), webhooks: [] });
   });
@@ -179,37 +148,25 @@ describe('the example server without a token', () => {
 
 describe('the example server on the development secrets', () => {
   it('refuses to listen beyond this machine', async () => {
-    const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', HOST: '0.0.0.0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (c) => (out += c));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
-    expect(out).toContain('refusing to listen beyond this machine');
+    await expect(startExampleServer({ HOST: '0.0.0.0' })).rejects.toThrow(/exited \(1\)[\s\S]*refusing to listen beyond this machine/);
   });
 });
 
 describe('the example server listening beyond this machine (HOST=0.0.0.0, real secrets): its inspector', () => {
   const BOT = 'real-bot-secret-+/=-0123456789abcdef';
   const BOARD = 'real-board-secret-0123456789abcdef';
-  let server: { child: ChildProcess; output: () => string };
+  let server: ExampleServer;
   let base = '';
   const event = fixture('board', 'task.created');
 
   beforeAll(async () => {
     server = await startExampleServer({ HOST: '0.0.0.0', SVC_BOT_WEBHOOK_SECRET: BOT, SVC_BOARD_WEBHOOK_SECRET: BOARD });
-    const listening = server.output().split('\n').find((l) => l.includes('"msg":"listening"'))!;
     // It listens on every interface; the test reaches it on loopback only.
-    base = `http://127.0.0.1:${new URL(JSON.parse(listening).url as string).port}`;
+    base = `http://127.0.0.1:${new URL(server.base).port}`;
     const signed = signBoard(event, { secret: BOARD });
     expect((await fetch(`${base}/webhooks/board`, { method: 'POST', headers: signed.headers, body: signed.body })).status).toBe(200);
   });
-  afterAll(() => {
-    server?.child.kill('SIGTERM');
-  });
+  afterAll(() => server?.stop());
 
   /** Where the server said its access token is. */
   function tokenFile(): string {
@@ -286,13 +243,11 @@ describe('the example server on this machine (HOST=127.0.0.1): its inspector', (
     const open = await startExampleServer({ HOST: '127.0.0.1' });
     const tokened = await startExampleServer({ HOST: '127.0.0.1', SVC_INSPECTOR: 'token' });
     try {
-      const portOf = (s: { output: () => string }) => new URL(JSON.parse(s.output().split('\n').find((l) => l.includes('"msg":"listening"'))!).url as string).port;
-      expect((await fetch(`http://127.0.0.1:${portOf(open)}/inspector/deliveries`)).status).toBe(200);
+      expect((await fetch(`${open.base}/inspector/deliveries`)).status).toBe(200);
       expect(open.output()).not.toContain('access token');
-      expect((await fetch(`http://127.0.0.1:${portOf(tokened)}/inspector/deliveries`)).status).toBe(401);
+      expect((await fetch(`${tokened.base}/inspector/deliveries`)).status).toBe(401);
     } finally {
-      open.child.kill('SIGTERM');
-      tokened.child.kill('SIGTERM');
+      await Promise.all([open.stop(), tokened.stop()]);
     }
   });
 });

@@ -3,12 +3,11 @@
  * with canary secrets and tokens, and fails if any output holds one of them, or a signature made
  * with one of them.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { inspect } from 'node:util';
+import { inspect, promisify } from 'node:util';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -18,9 +17,9 @@ import type { WebhookLogger } from '../../src/internal/logger';
 import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
 import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
 import { runCli, tempFiles } from '../cli/run-cli';
+import { startExampleServer } from '../support/example-server';
 import { fixture, signBoard, signBot, type SignedRequest, onBoard } from '../support/sign';
 
-const ROOT = join(__dirname, '..', '..');
 // Shapes that have tripped redaction before: +, /, = and dots, an svc prefix, plain hex.
 const BOARD_SECRET = 'canary-board-secret-+/=.0123456789';
 const OTHER_BOARD_SECRET = 'canary-other-board-secret-0123456789';
@@ -346,35 +345,18 @@ describe('no secret, token or signature in any output', () => {
   });
 
   it("the example server's startup, on real secrets", async () => {
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout!.on('data', (c) => (out += c));
-    child.stderr!.on('data', (c) => (out += c));
+    const server = await startExampleServer({ HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET }, 20_000);
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no startup output:\n${out}`)), 20_000);
-        const check = setInterval(() => {
-          if (/^id=/m.test(out)) {
-            clearInterval(check);
-            clearTimeout(timer);
-            resolve();
-          }
-        }, 50);
-      });
       // The startup commands, run: what they print and what the server logs stays clean too.
-      const ping = out.split('\n').find((l) => l.startsWith('id='))!;
-      await new Promise((resolve) => execFile('bash', ['-c', ping], { env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET } }, (_e, stdout) => resolve((out += stdout))));
+      const ping = server.output().split('\n').find((l) => l.startsWith('id='))!;
+      const { stdout } = await promisify(execFile)('bash', ['-c', ping], { env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET } });
       await new Promise((r) => setTimeout(r, 200));
+      const out = server.output() + stdout;
       expect(out).toContain('ping received');
       expect(out).not.toMatch(/[0-9a-f]{64}/);
       expectClean('example server', out);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      await server.stop();
     }
   }, 30_000);
 });

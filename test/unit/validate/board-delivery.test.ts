@@ -1,7 +1,7 @@
-import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
 import type { Verified } from '../../../src/internal/delivery';
 import { boardDelivery, sequenceNumber } from '../../../src/validate/board-delivery';
 import { boardEvent } from '../../../src/testing/example-events';
+import { refusal } from '../../support/refusal';
 
 const NOW = 1_772_366_400_000;
 const TS = NOW / 1000;
@@ -17,16 +17,6 @@ const by = (boardId: string): Verified => ({ by: boardId, timestamp: TS });
 
 function check(payload: unknown, headers: Record<string, string> = {}, verified: Verified = fixedSig) {
   return boardDelivery(payload, { request: { headers }, verified, nowMs: NOW });
-}
-
-function refusal(run: () => unknown): ErrorCode {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(SvcWebhookError);
-    return (err as SvcWebhookError).code;
-  }
-  throw new Error('no refusal');
 }
 
 describe('the checks of a verified board event', () => {

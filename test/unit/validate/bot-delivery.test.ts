@@ -1,6 +1,7 @@
-import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
+import { SvcWebhookError } from '../../../src/errors';
 import type { Verified } from '../../../src/internal/delivery';
 import { BOT_UPDATE_FUTURE_MS, botDeliveryCheck } from '../../../src/validate/bot-delivery';
+import { refusal } from '../../support/refusal';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 const MAX_AGE = 60_000;
@@ -14,16 +15,6 @@ function update(overrides: Record<string, unknown> = {}): Record<string, unknown
 
 function check(payload: unknown, headers: Record<string, string> = {}, verified: Verified = FIXED, nowMs = NOW) {
   return botDeliveryCheck(MAX_AGE)(payload, { request: { headers }, verified, nowMs });
-}
-
-function refusal(run: () => unknown): ErrorCode {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(SvcWebhookError);
-    return (err as SvcWebhookError).code;
-  }
-  throw new Error('no refusal');
 }
 
 describe('the checks of a verified bot update', () => {

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
+import { SvcWebhookError } from '../../../src/errors';
 import { pathPattern } from '../../../src/internal/path-pattern';
 import type { RequestFacts } from '../../../src/internal/request-access';
 import { RefusalLog } from '../../../src/observe/refusal-log';
@@ -9,6 +9,7 @@ import { secretKeys } from '../../../src/verify/secret-keys';
 import type { SecretLookup } from '../../../src/verify/secret-resolver';
 import type { SecretSource } from '../../../src/verify/secret-source';
 import type { BoardSignature } from '../../../src/verify/verify-signature';
+import { refusal } from '../../support/refusal';
 
 const secret = 'board-protocol-secret-0123456789';
 const otherSecret = 'another-board-secret-0123456789';
@@ -43,16 +44,6 @@ function req(headers: Record<string, string> = {}, url = '/webhooks/board'): Req
 
 function signed(body: Buffer, key = secret, timestamp = TS): BoardSignature {
   return { claimed: Buffer.from(boardSignature(key, timestamp, body.toString()).slice('v1='.length), 'hex'), timestampText: String(timestamp), timestamp };
-}
-
-function refusal(run: () => unknown): ErrorCode {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(SvcWebhookError);
-    return (err as SvcWebhookError).code;
-  }
-  throw new Error('no refusal');
 }
 
 /** The unverified claims the refusal log line shows for `request`. */

@@ -1,10 +1,10 @@
-import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
 import { pathPattern } from '../../../src/internal/path-pattern';
 import type { RequestFacts } from '../../../src/internal/request-access';
 import { botSignature } from '../../../src/testing/sign-delivery';
 import { botVerifier } from '../../../src/verify/bot-verifier';
 import { secretKeys } from '../../../src/verify/secret-keys';
 import type { SecretLookup } from '../../../src/verify/secret-resolver';
+import { refusal } from '../../support/refusal';
 
 const secret = 'bot-protocol-secret-0123456789';
 const otherSecret = 'another-bot-secret-0123456789';
@@ -25,16 +25,6 @@ function lookupOf(answer: (id: string) => ReturnType<SecretLookup['keysFor']>, s
 
 function req(headers: Record<string, string> = {}, url = '/webhooks/bot'): RequestFacts {
   return { headers, url };
-}
-
-function refusal(run: () => unknown): ErrorCode {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(SvcWebhookError);
-    return (err as SvcWebhookError).code;
-  }
-  throw new Error('no refusal');
 }
 
 function claimOf(body: Buffer, key = secret): Buffer {
