@@ -33,22 +33,30 @@ function onFirstUse(name) {
 }
 `;
 
-/** The names `src/<entry>.ts` re-exports from lazy files (values only: types have no runtime form). */
+/**
+ * The names `src/<entry>.ts` re-exports from lazy files (values only: types have no runtime form),
+ * following its `export *` of other entries (src/index.ts re-exports src/web.ts).
+ */
 function lazyReExports({ root, entry, lazyFiles }) {
-  const file = join(root, 'src', `${entry}.ts`);
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
-  const names = [];
-  for (const statement of source.statements) {
-    if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier === undefined || statement.isTypeOnly) continue;
-    const from = relative(join(root, 'src'), join(dirname(file), statement.moduleSpecifier.text)).split(sep).join('/');
-    const lazy = lazyFiles.includes(from) || lazyFiles.includes(`${from}/index`);
-    if (!lazy) continue;
-    if (statement.exportClause === undefined || !ts.isNamedExports(statement.exportClause)) {
-      throw new Error(`src/${entry}.ts: \`export *\` from the lazy file ${from}: name its exports, so that they can be stand-ins`);
+  const names = new Set();
+  const visit = (from) => {
+    const file = join(root, 'src', `${from}.ts`);
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
+    for (const statement of source.statements) {
+      if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier === undefined || statement.isTypeOnly) continue;
+      const target = relative(join(root, 'src'), join(dirname(file), statement.moduleSpecifier.text)).split(sep).join('/');
+      const lazy = lazyFiles.includes(target) || lazyFiles.includes(`${target}/index`);
+      if (statement.exportClause === undefined) {
+        if (lazy) throw new Error(`src/${from}.ts: \`export *\` from the lazy file ${target}: name its exports, so that they can be stand-ins`);
+        visit(target);
+        continue;
+      }
+      if (!lazy || !ts.isNamedExports(statement.exportClause)) continue;
+      for (const element of statement.exportClause.elements) if (!element.isTypeOnly) names.add(element.name.text);
     }
-    for (const element of statement.exportClause.elements) if (!element.isTypeOnly) names.push(element.name.text);
-  }
-  return new Set(names);
+  };
+  visit(entry);
+  return names;
 }
 
 /** Writes dist/<entry>.mjs and dist/<entry>.d.mts for each entry. */
