@@ -1,5 +1,6 @@
 import type { EffectLine } from './effect-log';
 import type { Answer } from './sender';
+import { reportOverlaps } from './run-overlaps';
 import type { KeyState } from './store-kind';
 
 /** One worker process of the cluster run: its effect file and how it ended. */
@@ -59,8 +60,6 @@ export interface FailoverVerdict {
  * marked processed; its job runs again once its lock lapses.
  */
 export const CRASH_WINDOW = { beforeKillMs: 250 } as const;
-
-const CLOCK_SLACK_MS = 1;
 
 /**
  * Besides a 503, what a receiver may answer while the queue's slot has no master: a delivery whose
@@ -150,15 +149,7 @@ export function judgeFailover(evidence: FailoverEvidence): FailoverVerdict {
   let doublesInWindow = 0;
   let doublesUnexplained = 0;
   for (const [id, runs] of byId) {
-    runs.sort((a, b) => a.start - b.start);
-    let busyUntil = -Infinity;
-    for (const run of runs) {
-      if (run.start + CLOCK_SLACK_MS < busyUntil) {
-        overlaps++;
-        violations.push(`two runs of ${id} overlap: one in worker ${run.pid} started while another was running`);
-      }
-      busyUntil = Math.max(busyUntil, run.end);
-    }
+    overlaps += reportOverlaps(id, runs, violations);
     const effects = runs.filter((r) => r.effectAt !== undefined && !r.failed);
     for (let i = 1; i < effects.length; i++) {
       const before = effects[i - 1]!;

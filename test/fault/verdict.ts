@@ -1,5 +1,6 @@
 import type { EffectLine } from './effect-log';
 import type { Answer } from './sender';
+import { CLOCK_SLACK_MS, reportOverlaps } from './run-overlaps';
 import type { KeyState } from './store-kind';
 
 /** One receiver process as the test saw it: its effect file and how it ended. */
@@ -79,9 +80,6 @@ interface Run {
   end: number;
   cut: boolean;
 }
-
-// Times come from different processes' clocks; they agree to well under a millisecond.
-const CLOCK_SLACK_MS = 1;
 
 function runsOf(receiver: ReceiverRecord, violations: string[]): Run[] {
   const runs: Run[] = [];
@@ -166,15 +164,7 @@ export function judge(evidence: Evidence): Verdict {
   let overlaps = 0;
   const extraRuns: Record<ExtraRunCause, number> = { rolledBack: 0, killedBeforeAnswer: 0, killedWhileCommitting: 0, unexplained: 0 };
   for (const [id, runs] of runsById) {
-    runs.sort((a, b) => a.start - b.start);
-    let busyUntil = -Infinity;
-    for (const run of runs) {
-      if (run.start + CLOCK_SLACK_MS < busyUntil) {
-        overlaps++;
-        violations.push(`two runs of ${id} overlap: one in pid ${run.pid} started while another was running`);
-      }
-      busyUntil = Math.max(busyUntil, run.end);
-    }
+    overlaps += reportOverlaps(id, runs, violations);
     const effects = runs.filter((r) => r.effectAt !== undefined).sort((a, b) => a.effectAt! - b.effectAt!);
     for (let i = 1; i < effects.length; i++) {
       const before = effects[i - 1]!;
