@@ -10,15 +10,13 @@ import pino from 'pino';
 import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
 import { config } from './config';
 import { EffectWriter, effectFile } from './effect-log';
+import { recordedHandler } from './recorded-handler';
 
 const env = process.env;
 const role = env.FAULT_ROLE;
 const seeds = env.FAULT_CLUSTER!.split(',');
 const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
 const store = redisStore({ cluster: seeds, commandTimeoutMs: 500 });
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
 
 const board = svcBoardWebhook({
   secret: config.secret,
@@ -27,18 +25,7 @@ const board = svcBoardWebhook({
   leaseMs: config.leaseMs,
   logger: pino({ level: 'warn', base: { pid: process.pid } }),
   inbox: { connection: { cluster: seeds }, retryDelayMs: 100, maxRetryDelayMs: 1000 },
-}).onAny(async (_event, ctx) => {
-  const id = ctx.deliveryId;
-  effects.write('S', id);
-  await sleep(between([2, 20]));
-  if (Math.random() < config.failShare) {
-    effects.write('F', id);
-    throw new Error('injected handler failure');
-  }
-  effects.write('E', id); // the side effect
-  await sleep(between(config.afterEffectMs));
-  effects.write('R', id);
-});
+}).onAny(recordedHandler(effects));
 
 if (role === 'receiver') {
   const handle = createNodeHandler(board);

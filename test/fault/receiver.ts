@@ -10,6 +10,7 @@ import pino from 'pino';
 import { createNodeHandler, svcBoardWebhook } from '../../src';
 import { config, type Mount } from './config';
 import { EffectWriter, effectFile } from './effect-log';
+import { recordedHandler } from './recorded-handler';
 import { storeKind } from './stores';
 
 const env = process.env;
@@ -19,41 +20,13 @@ const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
 const kind = storeKind(env.FAULT_STORE);
 const store = kind.open(env);
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
-
 const board = svcBoardWebhook({
   secret: config.secret,
   store,
   timeoutMs: config.handlerTimeoutMs,
   leaseMs: config.leaseMs,
   logger: pino({ level: 'warn', base: { pid: process.pid } }),
-}).onAny(async (_event, ctx) => {
-  const id = ctx.deliveryId;
-  effects.write('S', id);
-  await sleep(Math.random() < config.slowShare ? between(config.slowMs) : between([2, 20]));
-  if (Math.random() < config.failShare) {
-    effects.write('F', id);
-    throw new Error('injected handler failure');
-  }
-  const linger = () => sleep(between(config.afterEffectMs));
-  let written = false;
-  const record = () => {
-    written = true;
-    effects.write('E', id); // the side effect
-  };
-  if (kind.effect === undefined) record();
-  else {
-    try {
-      await kind.effect(ctx, record, linger);
-    } catch (err) {
-      effects.write(written ? 'X' : 'F', id);
-      throw err;
-    }
-  }
-  await linger();
-  effects.write('R', id);
-});
+}).onAny(recordedHandler(effects, { slowRuns: true, effect: kind.effect?.bind(kind) }));
 
 function withPid(listener: (req: IncomingMessage, res: ServerResponse) => void) {
   return (req: IncomingMessage, res: ServerResponse) => {

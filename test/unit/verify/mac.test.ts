@@ -115,6 +115,22 @@ describe('signedBytes, what WebCrypto signs', () => {
   });
 });
 
+/** Runs `body` as a runtime without node:crypto (no process.getBuiltinModule), and without WebCrypto too when `noWebCrypto`. */
+function withoutNodeCrypto(body: (setCrypto: (value: unknown) => void) => void, noWebCrypto = false): void {
+  const process = globalThis.process as { getBuiltinModule?: unknown };
+  const own = process.getBuiltinModule;
+  const crypto = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
+  const setCrypto = (value: unknown) => Object.defineProperty(globalThis, 'crypto', { value, configurable: true });
+  process.getBuiltinModule = undefined;
+  if (noWebCrypto) setCrypto(undefined);
+  try {
+    body(setCrypto);
+  } finally {
+    process.getBuiltinModule = own;
+    Object.defineProperty(globalThis, 'crypto', crypto);
+  }
+}
+
 describe('the runtime’s HMAC', () => {
   it('is node:crypto’s on Node: synchronous', () => {
     expect(runtimeMac()!.key(utf8('the-webhook-secret-0123456789')).kind).toBe('node');
@@ -122,49 +138,28 @@ describe('the runtime’s HMAC', () => {
   });
 
   it('is WebCrypto’s where the runtime has no node:crypto', () => {
-    const process = globalThis.process as { getBuiltinModule?: unknown };
-    const own = process.getBuiltinModule;
-    process.getBuiltinModule = undefined;
-    try {
+    withoutNodeCrypto(() => {
       expect(runtimeMac()!.key(utf8('the-webhook-secret-0123456789')).kind).toBe('web');
-    } finally {
-      process.getBuiltinModule = own;
-    }
+    });
   });
 
   it('is none where there is neither', () => {
-    const process = globalThis.process as { getBuiltinModule?: unknown };
-    const own = process.getBuiltinModule;
-    const crypto = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
-    process.getBuiltinModule = undefined;
-    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
-    try {
+    withoutNodeCrypto((setCrypto) => {
       expect(runtimeMac()).toBeUndefined();
-      Object.defineProperty(globalThis, 'crypto', { value: {}, configurable: true });
+      setCrypto({});
       expect(runtimeMac()).toBeUndefined();
-    } finally {
-      process.getBuiltinModule = own;
-      Object.defineProperty(globalThis, 'crypto', crypto);
-    }
+    }, true);
   });
 });
 
 describe('a runtime with neither node:crypto nor WebCrypto', () => {
   it('cannot verify: the secret option is refused at setup with a TypeError', () => {
-    const process = globalThis.process as { getBuiltinModule?: unknown };
-    const own = process.getBuiltinModule;
-    const crypto = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
-    process.getBuiltinModule = undefined;
-    Object.defineProperty(globalThis, 'crypto', { value: undefined, configurable: true });
-    try {
+    withoutNodeCrypto(() => {
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { secretKeys } = require('../../../src/verify/secret-keys') as typeof import('../../../src/verify/secret-keys');
         expect(() => secretKeys('the-webhook-secret-0123456789')).toThrow(TypeError);
       });
-    } finally {
-      process.getBuiltinModule = own;
-      Object.defineProperty(globalThis, 'crypto', crypto);
-    }
+    }, true);
   });
 });

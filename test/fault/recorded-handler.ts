@@ -1,0 +1,50 @@
+import type { DeliveryContext } from '../../src';
+import { config } from './config';
+import type { EffectWriter } from './effect-log';
+import type { StoreKind } from './store-kind';
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const between = ([low, high]: readonly [number, number]) => low + Math.random() * (high - low);
+
+/** How a fault-test handler runs beyond the common shape. */
+export interface RecordedHandlerOptions {
+  /** A share of runs (config.slowShare) takes config.slowMs, past the lease: a retry may overlap it. */
+  readonly slowRuns?: boolean;
+  /** Writes the side effect in the store's own transaction (StoreKind.effect); calls `record` then. */
+  readonly effect?: StoreKind['effect'];
+}
+
+/**
+ * The handler of every fault-test receiver and worker: it records each run in the process's effect
+ * file (S started, F failed, E the side effect, X failed after it, R returned; see effect-log.ts),
+ * fails a share of runs (config.failShare) and lingers after the effect, so that a kill can land
+ * between the side effect and the store's commit.
+ */
+export function recordedHandler(effects: EffectWriter, options: RecordedHandlerOptions = {}) {
+  return async (_event: unknown, ctx: DeliveryContext): Promise<void> => {
+    const id = ctx.deliveryId;
+    effects.write('S', id);
+    await sleep(options.slowRuns === true && Math.random() < config.slowShare ? between(config.slowMs) : between([2, 20]));
+    if (Math.random() < config.failShare) {
+      effects.write('F', id);
+      throw new Error('injected handler failure');
+    }
+    const linger = () => sleep(between(config.afterEffectMs));
+    let written = false;
+    const record = () => {
+      written = true;
+      effects.write('E', id); // the side effect
+    };
+    if (options.effect === undefined) record();
+    else {
+      try {
+        await options.effect(ctx, record, linger);
+      } catch (err) {
+        effects.write(written ? 'X' : 'F', id);
+        throw err;
+      }
+    }
+    await linger();
+    effects.write('R', id);
+  };
+}
