@@ -32,9 +32,17 @@ export function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** The command that starts `node` on one core (or unpinned where that is not possible). */
-export function nodeCommand(core: 0 | 1, nodeArgs: string[]): { command: string; args: string[] } {
-  return CAN_PIN ? { command: 'taskset', args: ['-c', String(core), process.execPath, ...nodeArgs] } : { command: process.execPath, args: nodeArgs };
+/** The runtimes a child runs on: node, or Bun (the `bun` dev dependency's binary) for the Bun.serve stacks. */
+export type Runtime = 'node' | 'bun';
+
+function runtimePath(runtime: Runtime): string {
+  return runtime === 'node' ? process.execPath : require.resolve('@oven/bun-linux-x64/bin/bun');
+}
+
+/** The command that starts `node` (or Bun) on one core (or unpinned where that is not possible). */
+export function nodeCommand(core: 0 | 1, nodeArgs: string[], runtime: Runtime = 'node'): { command: string; args: string[] } {
+  const file = runtimePath(runtime);
+  return CAN_PIN ? { command: 'taskset', args: ['-c', String(core), file, ...nodeArgs] } : { command: file, args: nodeArgs };
 }
 
 export const pinned = CAN_PIN;
@@ -43,6 +51,7 @@ export interface SpawnOptions {
   readonly core: 0 | 1;
   readonly nodeFlags?: string[];
   readonly args?: string[];
+  readonly runtime?: Runtime;
 }
 
 export class Child {
@@ -63,7 +72,7 @@ export class Child {
 
   /** Starts a compiled bench script; its stdout goes to /dev/null (where a server's logs go), stderr is shown. */
   static start(name: string, script: string, options: SpawnOptions): Child {
-    const { command, args } = nodeCommand(options.core, [...(options.nodeFlags ?? []), script, ...(options.args ?? [])]);
+    const { command, args } = nodeCommand(options.core, [...(options.nodeFlags ?? []), script, ...(options.args ?? [])], options.runtime);
     const proc = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: childEnv() });
     return new Child(name, proc);
   }

@@ -66,7 +66,8 @@ export async function withLoadGenerator<T>(work: (loadgen: Child) => Promise<T>)
 
 /** One measured run on a fresh server: probe, warm up, then measure over a window both children agree on. */
 export async function runCell(stack: Stack, size: BodySize, round: number, config: BenchConfig, loadgen: Child, options: CellOptions = {}): Promise<Cell> {
-  const server = Child.start(`server ${stack.name}`, childScript('children/server'), { core: 0, args: [stack.name] });
+  const bun = stack.runtime === 'bun';
+  const server = Child.start(`server ${stack.name}`, childScript(bun ? 'children/bun-server' : 'children/server'), { core: 0, args: [stack.name], runtime: stack.runtime ?? 'node' });
   try {
     const { port } = await server.request<{ port: number }>({ type: 'listen' }, IPC_SLACK_MS);
     const load = (seconds: number): LoadRequest => ({

@@ -86,7 +86,8 @@ function fetchNote(r: NoteInputs): string {
   return (
     `Both handlers spend about half their CPU in @hono/node-server turning each node:http request into a Request and the Response back (undici's Request, an AbortSignal per request, makeTransferable). ` +
     `Over the floor, svc-webhooks spends ${fixed(cpu(r.cells, 'svc-board-web', '2kb') - cpu(r.cells, 'web-floor', '2kb'), 0)} µs of CPU per request: the log line (pino, about 5 % of its samples), the strict JSON parse with its forbidden-key walk, schema validation, de-dup and the dispatch's promise chain (src/parse/, src/route/dispatch.ts in the profile), the work the floor does not do. ` +
-    `What would close it: the hot-path changes under way on the main line (src/receive/, src/route/, src/adapters/); \`npm run bench -- --only svc-board-web,web-floor --profile\` profiles both.`
+    `On Bun.serve, where the server's own cost is small, the same work is the whole gap: ${fixed(cpu(r.cells, 'svc-board-bun', '2kb'), 0)} µs of CPU per request against the floor's ${fixed(cpu(r.cells, 'bun-floor', '2kb'), 0)} µs. ` +
+    `What would close it: less work per request in src/parse/, src/validate/ and src/route/; \`npm run bench -- --only svc-board-web,web-floor --profile\` profiles both on node, and \`bun --cpu-prof\` a Bun server.`
   );
 }
 

@@ -137,7 +137,7 @@ async function packageOnly(): Promise<void> {
   const { installs, coldLoads } = packageFigures(config);
   say('startup...');
   const startup: StartupResult[] = await measureStartup(config.startupRuns);
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), [stack('svc-board-web'), stack('web-floor')]);
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), [stack('svc-board-web'), stack('web-floor'), stack('svc-board-bun'), stack('bun-floor')]);
   say('');
   say(packageSection({ sizes: installs.sizes, coldLoads }));
   say('');

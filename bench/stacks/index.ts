@@ -18,6 +18,8 @@ export type StackName =
   | 'svc-board-front'
   | 'svc-board-web'
   | 'web-floor'
+  | 'svc-board-bun'
+  | 'bun-floor'
   | 'svc-board-redis'
   | 'svc-board-postgres'
   | 'svc-board-postgres-tx'
@@ -30,8 +32,13 @@ export type StackName =
 export interface Stack {
   readonly name: StackName;
   readonly label: string;
-  /** The module under bench/stacks/ that exports `createListener(arg?)`. */
+  /**
+   * The module under bench/stacks/ that exports `createListener(arg?)` (a node:http listener), or
+   * for a stack served by Bun.serve `createFetch()`.
+   */
   readonly module: string;
+  /** `bun`: served by Bun.serve in a Bun child (children/bun-server.ts); node:http on node otherwise. */
+  readonly runtime?: 'bun';
   readonly arg?: Webhook;
   readonly scheme: Scheme;
   /** Which body the stack receives: board events, or bot updates of the same sizes. */
@@ -60,6 +67,8 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-front', label: 'svc-webhooks board, node:http in front of Express 5', module: 'svc-front', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-web', label: 'svc-webhooks board, Web handler on node:http (@hono/node-server)', module: 'svc-web', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'web-floor', label: 'Fetch floor (a Fetch handler by hand, on @hono/node-server)', module: 'web-floor', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'svc-board-bun', label: 'svc-webhooks board, Web handler on Bun.serve', module: 'svc-fetch', runtime: 'bun', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
+  { name: 'bun-floor', label: 'Fetch floor (a Fetch handler by hand, on Bun.serve)', module: 'fetch-floor', runtime: 'bun', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-redis', label: 'svc-webhooks board, Express 5, Redis store', module: 'svc-redis', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-postgres', label: 'svc-webhooks board, Express 5, PostgreSQL store', module: 'svc-postgres', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   {
@@ -73,14 +82,6 @@ export const STACKS: readonly Stack[] = [
   { name: 'svc-board-node-no-otel', label: 'svc-webhooks board, node:http, @opentelemetry/api not installed', module: 'svc-node-no-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
   { name: 'svc-board-node-otel', label: 'svc-webhooks board, node:http, OpenTelemetry SDK registered', module: 'svc-node-otel', scheme: 'svc-board', webhook: 'board', path: '/webhooks/board' },
 ];
-
-/**
- * The hook for Bun: stacks served by Bun.serve instead of node:http, the svc-webhooks Fetch handler
- * and the Fetch floor (receiveFetch of web-floor.ts), for the target "Fetch handler ≥ 0.9× its floor
- * on Bun.serve". Empty while the `bun` npm package is not a dev dependency; with it, list the two
- * here and start their server children under bun (children/server.ts serves node:http only).
- */
-export const BUN_STACKS: readonly Stack[] = [];
 
 export function stack(name: StackName): Stack {
   const found = STACKS.find((s) => s.name === name);

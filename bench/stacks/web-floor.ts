@@ -1,25 +1,8 @@
 import { getRequestListener } from '@hono/node-server';
 import type { RequestListener } from 'node:http';
-import { LIMIT, verifyAndParse } from './floor';
-import { trivialHandler } from './handler';
+import { receiveFetch } from './fetch-floor';
 
-const JSON_TYPE = { 'Content-Type': 'application/json; charset=utf-8' };
-
-/**
- * The Fetch floor: a hand-written `(request: Request) => Promise<Response>` doing the floor's work
- * (read the body, check the timestamp and the HMAC, JSON.parse, answer), on the same server as the
- * svc-webhooks Fetch handler (@hono/node-server), so that the two differ only in the handler.
- */
-export async function receiveFetch(request: Request): Promise<Response> {
-  if (request.method !== 'POST' || new URL(request.url).pathname !== '/webhooks/board') return new Response('{}', { status: 404, headers: JSON_TYPE });
-  const body = Buffer.from(await request.arrayBuffer());
-  if (body.length > LIMIT) return new Response('{}', { status: 413, headers: JSON_TYPE });
-  const headers = { 'x-svc-signature': request.headers.get('x-svc-signature') ?? undefined, 'x-svc-timestamp': request.headers.get('x-svc-timestamp') ?? undefined };
-  if (verifyAndParse(headers, body) === undefined) return new Response('{}', { status: 401, headers: JSON_TYPE });
-  trivialHandler();
-  return new Response('{"ok":true}', { status: 200, headers: JSON_TYPE });
-}
-
+/** The Fetch floor on node:http through @hono/node-server, the server of the svc-webhooks Fetch handler it is compared with. */
 export function createListener(): RequestListener {
   return getRequestListener(receiveFetch) as RequestListener;
 }
