@@ -29,6 +29,10 @@ export interface ProfileSummary {
   readonly packages: ProfileShare[];
   /** Time with a package anywhere on the stack (what it costs including what it calls). */
   readonly inclusive: ProfileShare[];
+  /** Self time by package, every package (for an accounting of two stacks side by side). */
+  readonly allPackages: ProfileShare[];
+  /** Self time by file of svc-webhooks' src/, every file. */
+  readonly sourceFiles: ProfileShare[];
 }
 
 const IDLE = new Set(['(idle)']);
@@ -70,6 +74,7 @@ export function summariseProfile(file: string, limit = 15): ProfileSummary {
   const functions = new Map<string, number>();
   const packages = new Map<string, number>();
   const inclusive = new Map<string, number>();
+  const sourceFiles = new Map<string, number>();
   let busy = 0;
   for (const id of profile.samples) {
     const node = byId.get(id);
@@ -79,6 +84,10 @@ export function summariseProfile(file: string, limit = 15): ProfileSummary {
     functions.set(fn, (functions.get(fn) ?? 0) + 1);
     const pkg = owner(node.callFrame.url, node.callFrame.functionName);
     packages.set(pkg, (packages.get(pkg) ?? 0) + 1);
+    if (pkg === 'svc-webhooks (src/)') {
+      const file = node.callFrame.url.slice(node.callFrame.url.lastIndexOf('/src/') + 1);
+      sourceFiles.set(file, (sourceFiles.get(file) ?? 0) + 1);
+    }
     const onStack = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)!.callFrame;
@@ -86,5 +95,12 @@ export function summariseProfile(file: string, limit = 15): ProfileSummary {
     }
     for (const name of onStack) inclusive.set(name, (inclusive.get(name) ?? 0) + 1);
   }
-  return { busySamples: busy, functions: top(functions, busy, limit), packages: top(packages, busy, limit), inclusive: top(inclusive, busy, limit) };
+  return {
+    busySamples: busy,
+    functions: top(functions, busy, limit),
+    packages: top(packages, busy, limit),
+    inclusive: top(inclusive, busy, limit),
+    allPackages: top(packages, busy, Infinity),
+    sourceFiles: top(sourceFiles, busy, Infinity),
+  };
 }

@@ -7,7 +7,7 @@ import { describeStalls } from './stalls';
 import type { BenchConfig } from './config';
 import type { Cell } from './load';
 import type { Machine } from './machine';
-import type { ProfileSummary } from './profile';
+import type { ProfileShare, ProfileSummary } from './profile';
 import type { ColdLoadResult } from './cold-load';
 import type { InstallSize } from './package';
 import type { StartupResult } from './startup';
@@ -20,6 +20,10 @@ import { watcherSection, WATCHER_HEADING, type WatcherReport } from './watcher';
 
 export interface ProfileResult {
   readonly title: string;
+  readonly stack: StackName;
+  readonly size: BodySize;
+  /** CPU per request of the profiled window (the profiler's own cost included). */
+  readonly cpuUsPerRequest: number;
   readonly summary: ProfileSummary;
 }
 
@@ -182,6 +186,35 @@ function inboxSection(inbox: InboxReport): string {
   );
 }
 
+/**
+ * The default Express mount and @octokit/webhooks' in Express, from their profiles side by side:
+ * each package's share of the busy samples times the profiled window's CPU per request, so that the
+ * rows of a column add up to that figure.
+ */
+function accountingSection(profiles: readonly ProfileResult[]): string {
+  const svc = profiles.find((p) => p.stack === 'svc-board-express' && p.size === '2kb');
+  const peer = profiles.find((p) => p.stack === 'octokit-express' && p.size === '2kb');
+  if (svc === undefined || peer === undefined) return '';
+  const us = (p: ProfileResult, rows: readonly ProfileShare[], name: string) => ((rows.find((r) => r.name === name)?.percent ?? 0) * p.cpuUsPerRequest) / 100;
+  const names = [...new Set([...svc.summary.allPackages, ...peer.summary.allPackages].map((r) => r.name))];
+  const packageRows = names
+    .map((name) => ({ name, a: us(svc, svc.summary.allPackages, name), b: us(peer, peer.summary.allPackages, name) }))
+    .filter((r) => r.a >= 0.5 || r.b >= 0.5)
+    .sort((x, y) => Math.max(y.a, y.b) - Math.max(x.a, x.b));
+  const row = (name: string, a: number, b: number) => [name, fixed(a, 1), fixed(b, 1), `${a - b >= 0 ? '+' : ''}${fixed(a - b, 1)}`];
+  const rest = (p: ProfileResult) => p.cpuUsPerRequest - packageRows.reduce((sum, r) => sum + (p === svc ? r.a : r.b), 0);
+  const files = svc.summary.sourceFiles.filter((f) => (f.percent * svc.cpuUsPerRequest) / 100 >= 0.5);
+  return [
+    `**The default Express mount and @octokit/webhooks, side by side** (2 KB; CPU µs per request of each profiled window, split by each package's share of the self-time samples; the profiler adds its own cost to both):`,
+    table(
+      ['Package (self time)', 'svc-webhooks µs', '@octokit/webhooks µs', 'difference'],
+      [...packageRows.map((r) => row(r.name, r.a, r.b)), row('packages under 0.5 µs', rest(svc), rest(peer)), row('**total**', svc.cpuUsPerRequest, peer.cpuUsPerRequest)],
+    ),
+    `svc-webhooks' own code (src/) by file, µs per request of self time:`,
+    table(['File', 'µs'], files.map((f) => [f.name, fixed((f.percent * svc.cpuUsPerRequest) / 100, 1)])),
+  ].join('\n\n');
+}
+
 function profileSection(profiles: readonly ProfileResult[]): string {
   return profiles
     .map((p) => {
@@ -302,7 +335,7 @@ ${watcherSection(r.watcher)}
 
 CPU profiles of the server over a measured window (V8 sampling profiler, 250 µs), idle time left out.
 
-${r.profiles.length === 0 ? 'No profiles in this run.' : profileSection(r.profiles)}
+${r.profiles.length === 0 ? 'No profiles in this run.' : [accountingSection(r.profiles), profileSection(r.profiles)].filter((x) => x !== '').join('\n\n')}
 `;
 }
 

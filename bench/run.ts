@@ -37,18 +37,19 @@ function describeCell(cell: Cell, retry: boolean): string {
   return `${head} ${grouped(cell.rps).padStart(7)} req/s  ${fixed(cell.cpuUsPerRequest, 1).padStart(7)} µs CPU/req  p99 ${fixed(cell.p99Ms, 2)} ms${tail}`;
 }
 
-/** The profiled runs: svc-webhooks in Express and on node:http, and the Express floor, to show where the time goes. */
+/** The profiled runs: svc-webhooks in Express (beside @octokit/webhooks) and on node:http, and the Express floor, to show where the time goes. */
 async function profile(config: BenchConfig): Promise<ProfileResult[]> {
   const results: ProfileResult[] = [];
   for (const [name, size] of [
     ['svc-board-express', '2kb'],
+    ['octokit-express', '2kb'],
     ['express-floor', '2kb'],
     ['svc-board-node', '2kb'],
     ['svc-board-express', '256kb'],
   ] as const) {
     const cell = await withLoadGenerator((loadgen) => runCell(stack(name), size as BodySize, 0, config, loadgen, { profileName: `${name}-${size}` }));
     if (!cell.ok || cell.profile === undefined) throw new Error(`profiling ${name} failed: ${cell.problem}`);
-    results.push({ title: `${stack(name).label}, ${size === '2kb' ? '2 KB' : '250 KB'} body`, summary: summariseProfile(cell.profile) });
+    results.push({ title: `${stack(name).label}, ${size === '2kb' ? '2 KB' : '250 KB'} body`, stack: name, size, cpuUsPerRequest: cell.cpuUsPerRequest, summary: summariseProfile(cell.profile) });
     say(`  profiled ${name} ${size}: ${relative(ROOT, cell.profile)}`);
   }
   return results;
