@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { SILENT_LOGGER } from '../../../src/internal/logger';
+import { scrubbedLogger, webhookLoggers } from '../../../src/internal/webhook-loggers';
+
+const SECRET = 'the-configured-secret-0123456789';
+
+function consoleLike() {
+  return { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
+}
+
+function pinoLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+describe('scrubbedLogger: a logger for a part of the library that is not one webhook (the watcher)', () => {
+  it('is silent with logger: false', () => {
+    expect(scrubbedLogger(false, { part: 'watcher' }, [SECRET])).toBe(SILENT_LOGGER);
+  });
+
+  it('gives a console-like logger its bindings on every line, and scrubs the secrets from it', () => {
+    const target = consoleLike();
+    scrubbedLogger(target, { part: 'watcher' }, [SECRET]).warn({ detail: `got ${SECRET}` }, `svc said ${SECRET}`);
+    expect(target.warn).toHaveBeenCalledTimes(1);
+    const [message, fields] = target.warn.mock.calls[0] as [string, Record<string, unknown>];
+    expect(fields).toMatchObject({ part: 'watcher' });
+    expect(JSON.stringify([message, fields])).not.toContain(SECRET);
+  });
+
+  it('makes a pino logger a child with the bindings, which drops the secrets too', () => {
+    const { logger, lines } = pinoLines();
+    scrubbedLogger(logger, { part: 'watcher' }, [SECRET]).warn({ detail: `got ${SECRET}` }, `svc said ${SECRET}`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ part: 'watcher', level: 40 });
+    expect(JSON.stringify(lines[0])).not.toContain(SECRET);
+  });
+});
+
+describe('webhookLoggers', () => {
+  it('logs nothing with logger: false, and its flush resolves', async () => {
+    const loggers = webhookLoggers(false, 'board', [SECRET]);
+    expect(loggers.logger).toBe(SILENT_LOGGER);
+    expect(loggers.lineLogger).toBe(SILENT_LOGGER);
+    await expect(loggers.flush()).resolves.toBeUndefined();
+  });
+
+  it('binds the webhook on a console-like logger, scrubbing every line', () => {
+    const target = consoleLike();
+    const { logger, lineLogger } = webhookLoggers(target, 'bot', [SECRET]);
+    expect(lineLogger).toBe(logger);
+    logger.error({ err: new Error(`handler quoted ${SECRET}`) }, 'failed');
+    const [, fields] = target.error.mock.calls[0] as [string, Record<string, unknown>];
+    expect(fields).toMatchObject({ webhook: 'bot' });
+    expect(JSON.stringify(fields)).not.toContain(SECRET);
+  });
+
+  it('binds the webhook on a pino logger, scrubs its lines, and flushes through pino', async () => {
+    const { logger: parent, lines } = pinoLines();
+    const flush = jest.spyOn(parent, 'flush');
+    const { logger, lineLogger, flush: flushAll } = webhookLoggers(parent, 'board', [SECRET]);
+    logger.warn(`a line with ${SECRET}`);
+    lineLogger.info({ deliveryId: 'd' }, 'delivery received');
+    expect(lines.map((l) => l.webhook)).toEqual(['board', 'board']);
+    expect(JSON.stringify(lines)).not.toContain(SECRET);
+    await flushAll();
+    expect(flush).toHaveBeenCalled();
+  });
+
+  it('resolves its flush when pino cannot flush', async () => {
+    const { logger: parent } = pinoLines();
+    jest.spyOn(parent, 'flush').mockImplementation(() => {
+      throw new Error('no flush here');
+    });
+    await expect(webhookLoggers(parent, 'board', []).flush()).resolves.toBeUndefined();
+  });
+});
