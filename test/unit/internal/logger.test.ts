@@ -1,4 +1,5 @@
-import { SinkLogger, consoleJsonSink, loggerSink, type LineScrub } from '../../../src/internal/logger';
+import pino from 'pino';
+import { SinkLogger, consoleJsonSink, isLoggerLike, isPinoLogger, loggerSink, type LineScrub } from '../../../src/internal/logger';
 
 const KEEP: LineScrub = { fields: (f) => f, message: (m) => m };
 
@@ -80,5 +81,57 @@ describe('loggerSink: lines for another logger', () => {
     const target = { info: jest.fn(), warn: jest.fn(), error: jest.fn() };
     expect(() => loggerSink(target)('debug', {}, 'm')).not.toThrow();
     expect(target.info).not.toHaveBeenCalled();
+  });
+});
+
+describe('which loggers the logger option takes', () => {
+  const pinoLike = () => ({ levels: { values: {} }, child: () => undefined, flush: () => undefined, bindings: () => ({}), info: () => undefined, warn: () => undefined, error: () => undefined });
+
+  it('knows a pino logger by its levels, child, flush and bindings', () => {
+    expect(isPinoLogger(pino({ enabled: false }))).toBe(true);
+    expect(isPinoLogger(pinoLike())).toBe(true);
+  });
+
+  it.each([
+    ['null', null],
+    ['console', console],
+    ['a string', 'pino'],
+    ['a function', () => undefined],
+    ['one without levels', { ...pinoLike(), levels: undefined }],
+    ['one without child', { ...pinoLike(), child: 1 }],
+    ['one without flush', { ...pinoLike(), flush: undefined }],
+    ['one without bindings', { ...pinoLike(), bindings: 'b' }],
+  ])('does not take %s for a pino logger', (_what, candidate) => {
+    expect(isPinoLogger(candidate)).toBe(false);
+  });
+
+  it('takes anything with info, warn and error as a logger, a function with them too', () => {
+    expect(isLoggerLike(console)).toBe(true);
+    expect(isLoggerLike(Object.assign(() => undefined, { info: () => undefined, warn: () => undefined, error: () => undefined }))).toBe(true);
+  });
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'console'],
+    ['an object without error', { info: () => undefined, warn: () => undefined }],
+    ['an object whose warn is not a function', { info: () => undefined, warn: true, error: () => undefined }],
+    ['a function without the methods', () => undefined],
+  ])('does not take %s as a logger', (_what, candidate) => {
+    expect(isLoggerLike(candidate)).toBe(false);
+  });
+});
+
+describe('lines without a message', () => {
+  it('reach the sink with no message, not the text "undefined"', () => {
+    const sink = jest.fn();
+    new SinkLogger(sink, KEEP).warn({ a: 1 });
+    expect(sink).toHaveBeenCalledWith('warn', { a: 1 }, undefined);
+  });
+
+  it('reach a console-like logger with an empty message', () => {
+    const info = jest.fn();
+    loggerSink({ info, warn: jest.fn(), error: jest.fn() })('info', { a: 1 }, undefined);
+    expect(info).toHaveBeenCalledWith('', { a: 1 });
   });
 });

@@ -31,6 +31,9 @@ describe('the line for a signed delivery no webhook path answers', () => {
     log.misrouted('/a', ['/webhooks/board']);
     log.misrouted('/b', ['/webhooks/board']);
     expect(warn).toHaveBeenCalledTimes(2);
+    // Remembering /b forgot nothing: /a is still within its interval.
+    log.misrouted('/a', ['/webhooks/board']);
+    expect(warn).toHaveBeenCalledTimes(2);
   });
 
   it('forgets the oldest path first past 1,000 paths, and logs it again then', () => {
