@@ -92,7 +92,7 @@ describe('which loggers the logger option takes', () => {
     expect(isPinoLogger(pinoLike())).toBe(true);
   });
 
-  it.each([
+  it.each<[string, unknown]>([
     ['null', null],
     ['console', console],
     ['a string', 'pino'],
@@ -110,7 +110,7 @@ describe('which loggers the logger option takes', () => {
     expect(isLoggerLike(Object.assign(() => undefined, { info: () => undefined, warn: () => undefined, error: () => undefined }))).toBe(true);
   });
 
-  it.each([
+  it.each<[string, unknown]>([
     ['null', null],
     ['undefined', undefined],
     ['a string', 'console'],
