@@ -67,7 +67,7 @@ export interface DeliveryInspector {
   recent(): StoredDelivery[];
   /** Serves the page, `<path>/deliveries` (JSON) and `<path>/events` (Server-Sent Events). */
   readonly router: Router;
-  /** Ends the open event streams, which would otherwise keep `server.close()` waiting forever. */
+  /** Ends the open event streams, which would otherwise keep `server.close()` waiting forever, and refuses new ones (503). */
   close(): void;
 }
 
@@ -90,6 +90,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
 
   const ring: StoredDelivery[] = [];
   const clients = new Set<Response>();
+  let closed = false;
   let seq = 0;
 
   const heartbeat = setInterval(() => {
@@ -150,6 +151,11 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
     res.set({ 'Cache-Control': 'no-store', 'Content-Type': 'application/json; charset=utf-8' }).send(snapshot());
   });
   router.get(`${path}/events`, (_req: Request, res: Response) => {
+    // A page reconnects 2 s after its stream ends: one opened during shutdown would hold server.close() open forever.
+    if (closed) {
+      res.status(503).set('Connection', 'close').type('text/plain').send('inspector: the server is shutting down\n');
+      return;
+    }
     if (clients.size >= maxClients) {
       res.status(503).set('Retry-After', '10').type('text/plain').send('inspector: too many open event streams\n');
       return;
@@ -173,6 +179,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
     recent,
     router,
     close() {
+      closed = true;
       clearInterval(heartbeat);
       for (const res of clients) res.end();
       clients.clear();

@@ -54,6 +54,23 @@ describe('the delivery inspector as an attacker reaches it', () => {
     }
   });
 
+  it('once closed for shutdown, refuses a new event stream (a page reconnecting) -> 503, and ends the answer', async () => {
+    const closing = deliveryInspector({});
+    const app = express().use(closing.router);
+    const other = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => other.once('listening', resolve));
+    try {
+      closing.close();
+      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/inspector/events`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('connection')).toBe('close');
+      expect(await res.text()).toMatch(/shutting down/);
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it('caps the open event streams: beyond maxClients -> 503', async () => {
     const held: Array<() => void> = [];
     const open = (): Promise<number> =>
