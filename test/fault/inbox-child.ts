@@ -6,11 +6,9 @@
  * closes it gracefully.
  */
 import { createServer } from 'node:http';
-import pino from 'pino';
-import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
-import { config } from './config';
+import { createNodeHandler, redisStore } from '../../src';
 import { EffectWriter, effectFile } from './effect-log';
-import { recordedHandler } from './recorded-handler';
+import { faultWebhook, withPid } from './fault-webhook';
 
 const env = process.env;
 const role = env.FAULT_ROLE;
@@ -18,21 +16,11 @@ const seeds = env.FAULT_CLUSTER!.split(',');
 const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
 const store = redisStore({ cluster: seeds, commandTimeoutMs: 500 });
 
-const board = svcBoardWebhook({
-  secret: config.secret,
-  store,
-  timeoutMs: config.handlerTimeoutMs,
-  leaseMs: config.leaseMs,
-  logger: pino({ level: 'warn', base: { pid: process.pid } }),
-  inbox: { connection: { cluster: seeds }, retryDelayMs: 100, maxRetryDelayMs: 1000 },
-}).onAny(recordedHandler(effects));
+const board = faultWebhook(store, effects, { inbox: { connection: { cluster: seeds }, retryDelayMs: 100, maxRetryDelayMs: 1000 } });
 
 if (role === 'receiver') {
   const handle = createNodeHandler(board);
-  const server = createServer((req, res) => {
-    res.setHeader('X-Fault-Pid', String(process.pid));
-    handle(req, res);
-  });
+  const server = createServer(withPid(handle));
   server.keepAliveTimeout = 30_000;
   server.listen(Number(env.FAULT_PORT), '127.0.0.1');
   process.once('SIGTERM', () => {

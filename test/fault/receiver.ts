@@ -4,13 +4,12 @@
  * with the store named by FAULT_STORE. Every answer carries the process's pid in X-Fault-Pid.
  * SIGTERM closes it gracefully: no new deliveries (503), running handlers and commits finish.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import express from 'express';
-import pino from 'pino';
-import { createNodeHandler, svcBoardWebhook } from '../../src';
-import { config, type Mount } from './config';
+import { createNodeHandler } from '../../src';
+import type { Mount } from './config';
 import { EffectWriter, effectFile } from './effect-log';
-import { recordedHandler } from './recorded-handler';
+import { faultWebhook, withPid } from './fault-webhook';
 import { storeKind } from './stores';
 
 const env = process.env;
@@ -20,20 +19,7 @@ const effects = new EffectWriter(effectFile(env.FAULT_DIR!, process.pid));
 const kind = storeKind(env.FAULT_STORE);
 const store = kind.open(env);
 
-const board = svcBoardWebhook({
-  secret: config.secret,
-  store,
-  timeoutMs: config.handlerTimeoutMs,
-  leaseMs: config.leaseMs,
-  logger: pino({ level: 'warn', base: { pid: process.pid } }),
-}).onAny(recordedHandler(effects, { slowRuns: true, effect: kind.effect?.bind(kind) }));
-
-function withPid(listener: (req: IncomingMessage, res: ServerResponse) => void) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('X-Fault-Pid', String(process.pid));
-    listener(req, res);
-  };
-}
+const board = faultWebhook(store, effects, { slowRuns: true, effect: kind.effect?.bind(kind) });
 
 const server = createServer(withPid(mount === 'express' ? express().use(board) : createNodeHandler(board)));
 server.keepAliveTimeout = 30_000;

@@ -1,4 +1,6 @@
-import type { DeliveryContext } from '../../src';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino from 'pino';
+import { svcBoardWebhook, type BoardWebhookOptions, type DeliveryContext, type DeliveryStore } from '../../src';
 import { config } from './config';
 import type { EffectWriter } from './effect-log';
 import type { StoreKind } from './store-kind';
@@ -46,5 +48,29 @@ export function recordedHandler(effects: EffectWriter, options: RecordedHandlerO
     }
     await linger();
     effects.write('R', id);
+  };
+}
+
+/**
+ * The board webhook of a fault-test process: the test's secret, deadlines and lease, warnings logged
+ * with the pid, and the recorded handler for every event. `inbox` for the cluster run's processes.
+ */
+export function faultWebhook(store: DeliveryStore, effects: EffectWriter, options: RecordedHandlerOptions & { inbox?: BoardWebhookOptions['inbox'] } = {}) {
+  const { inbox, ...handler } = options;
+  return svcBoardWebhook({
+    secret: config.secret,
+    store,
+    timeoutMs: config.handlerTimeoutMs,
+    leaseMs: config.leaseMs,
+    logger: pino({ level: 'warn', base: { pid: process.pid } }),
+    ...(inbox === undefined ? {} : { inbox }),
+  }).onAny(recordedHandler(effects, handler));
+}
+
+/** A listener whose every answer carries the process's pid in X-Fault-Pid, for the test to tell receivers apart. */
+export function withPid(listener: (req: IncomingMessage, res: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Fault-Pid', String(process.pid));
+    listener(req, res);
   };
 }
