@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { equalBytes } from '../../../src/verify/equal-bytes';
+import { equalBytes } from '../../../src/verify/mac';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 

@@ -1,8 +1,6 @@
 import * as nodeCrypto from 'node:crypto';
 import fc from 'fast-check';
-import { mac, runtimeMac, type Mac, type MacKey } from '../../../src/verify/mac';
-import { nodeMac } from '../../../src/verify/node-mac';
-import { signedBytes, webMac } from '../../../src/verify/web-mac';
+import { mac, nodeMac, runtimeMac, signedBytes, webMac, type Mac, type MacKey } from '../../../src/verify/mac';
 
 const subtle = globalThis.crypto.subtle;
 const utf8 = (text: string) => new TextEncoder().encode(text);
