@@ -4,7 +4,12 @@ import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/thenable';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 
-// A store may answer synchronously (the memory store does): then no promise is made on the hot path.
+/**
+ * The whole life of a delivery's claim in the de-dup store: taken before the handlers run, then
+ * committed (handled), released (failed, so the retry runs them again), or held with its lease
+ * renewed while handlers that outlived their deadline still run. A store may answer synchronously
+ * (the memory store does): then no promise is made on the hot path.
+ */
 
 function unavailable(err: unknown): SvcWebhookError {
   return new SvcWebhookError('store_unavailable', 'the de-duplication store is unavailable; retry later', { cause: err, retryAfter: 5 });
@@ -139,4 +144,87 @@ export function holdClaim(held: HeldClaim, { leaseMs, abandonAfterMs, onAbandon 
       clearTimeout(abandon);
     },
   };
+}
+
+/**
+ * A claim the receiver holds for one delivery: the store's record of it, and where work that goes
+ * on after the answer (a commit retried, handlers past their deadline) is handed over.
+ */
+export interface Claim extends HeldClaim {
+  /** `performance.now()` at the request's arrival: the lease counts from the claim, just after. */
+  readonly started: number;
+  readonly leaseMs: number;
+  /** The delivery's place among those in flight: work handed over keeps it counted until it settles. */
+  readonly slot: { handOver(work: Promise<unknown>): void };
+}
+
+/**
+ * Records the delivery as done; synchronous when the store answers so (the memory store). The
+ * handlers did run: a commit that fails is answered 200 and retried in the background while the
+ * lease keeps retries away, so a store that blinks does not make a repeat run them again.
+ */
+export function commitHandled(c: Claim): void | Promise<void> {
+  const committed = attempt(() => c.store.commit(c.id, c.token));
+  return isThenable<StoreFailure>(committed) ? committed.then((failed) => retryLater(c, failed)) : retryLater(c, committed);
+}
+
+/**
+ * Inbox mode: the queue holds the delivery, so the answer does not wait for the store's record.
+ * The commit is sent now (before a later request's claim) and retried in the background while the
+ * lease keeps repeats away; a repeat that comes first is answered 409 and retried by svc.
+ */
+export function commitEnqueued(c: Claim): void {
+  const committed = attempt(() => c.store.commit(c.id, c.token));
+  if (!isThenable<StoreFailure>(committed)) return retryLater(c, committed);
+  c.slot.handOver(committed.then((failed) => commitWithRetry(c, c.started + c.leaseMs, failed)));
+}
+
+function retryLater(c: Claim, failed: StoreFailure): void {
+  if (failed) c.slot.handOver(commitWithRetry(c, c.started + c.leaseMs, failed));
+}
+
+/** Handlers that outlived their deadline, still running. */
+export interface LateRun {
+  /** How the handlers ended, once they have. */
+  readonly settled: Promise<{ readonly state: 'succeeded' } | { readonly state: 'failed'; readonly error: unknown }>;
+  /** From the request's arrival, in ms: past it the run is abandoned. */
+  readonly abandonAfterMs: number;
+  /** The delivery's own logger (`ctx.log`). */
+  readonly log: WebhookLogger;
+}
+
+/**
+ * Handlers outlived their deadline: the claim stays held (its lease renewed) until they settle, so
+ * a retry cannot run them concurrently; then it is committed or released. A run still unsettled
+ * after `abandonAfterMs` is given up: its claim is released for the sender's next retry.
+ */
+export function holdUntilSettled(c: Claim, run: LateRun): void {
+  const { leaseMs } = c;
+  let abandoned = false;
+  let done!: () => void;
+  c.slot.handOver(new Promise<void>((resolve) => (done = resolve)));
+  const hold = holdClaim(c, {
+    leaseMs,
+    abandonAfterMs: run.abandonAfterMs - (performance.now() - c.started),
+    onAbandon: () => {
+      abandoned = true;
+      run.log.error({ abandonAfterMs: run.abandonAfterMs }, 'handlers did not settle within abandonAfterMs; the run is abandoned and the claim released, so the next retry runs them again');
+      done();
+    },
+  });
+  const settle = run.settled.then(async (end) => {
+    hold.stop();
+    if (end.state === 'failed') {
+      run.log.error({ err: safeError(end.error) }, abandoned ? 'an abandoned run failed' : 'handlers failed after their deadline; the claim is released for the retry');
+      if (!abandoned) await releaseClaim(c);
+    } else {
+      // Recorded even when abandoned: the store's token check keeps a retry's own claim intact.
+      run.log.info(abandoned ? 'an abandoned run finished; the delivery is recorded as handled' : 'handlers finished after their deadline; the delivery is recorded as handled');
+      // The last renewal was at most a third of a lease ago.
+      await commitWithRetry(c, performance.now() + (leaseMs * 2) / 3, await attempt(() => c.store.commit(c.id, c.token)));
+    }
+  });
+  void settle.catch(() => undefined).finally(() => {
+    if (!abandoned) done();
+  });
 }

@@ -14,7 +14,7 @@ import type { DeliveryTelemetry, ProcessTrace } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import type { DeliveryScope } from '../route/delivery-scope';
 import { dispatch } from '../route/dispatch';
-import type { RunResult, SettledResult } from '../route/run-handlers';
+import type { RunResult, SettledResult } from '../route/dispatch';
 import type { SecretLookup } from '../verify/secret-resolver';
 import type { Settings } from './settings';
 import type { WebhookKind } from './webhook-kind';

@@ -113,8 +113,8 @@ export class Receiver<S, D extends Delivery> {
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
       if (claim.state === 'done') return { state: 'duplicate', delivery };
       if (claim.state === 'busy') throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: retryAfter(settings) });
-      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger };
-      const claimedDelivery = { run, delivery, body, held, hidden, kind, settings };
+      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started: run.started, leaseMs: settings.leaseMs, slot: run.slot };
+      const claimedDelivery = { run, delivery, body, claim: held, hidden, kind, settings };
       if (handoff !== undefined) {
         await handOver(claimedDelivery, handoff);
         return { state: 'enqueued', delivery };

@@ -1,14 +1,13 @@
-import { releaseClaim, type HeldClaim } from '../dedup/claim';
+import { commitEnqueued, commitHandled, holdUntilSettled, releaseClaim, type Claim } from '../dedup/claim';
 import { SvcWebhookError } from '../errors';
 import type { Handoff } from '../inbox/accepted-delivery';
 import type { Delivery } from '../internal/delivery';
 import { isThenable } from '../internal/thenable';
 import { dispatch } from '../route/dispatch';
-import type { RunResult } from '../route/run-handlers';
+import type { RunResult } from '../route/dispatch';
 import { handlerFailure } from './handler-failure';
 import type { RequestRun } from './request-run';
 import type { Settings } from './settings';
-import { commitEnqueued, commitHandled, holdUntilSettled } from './settle-claim';
 import type { WebhookKind } from './webhook-kind';
 
 /** A delivery the receiver claimed: what its handlers (or the inbox) and its claim's end need. */
@@ -16,7 +15,8 @@ export interface Claimed<R, S, D extends Delivery> {
   readonly run: RequestRun<R>;
   readonly delivery: D;
   readonly body: Uint8Array;
-  readonly held: HeldClaim;
+  /** The claim it holds in the de-dup store. */
+  readonly claim: Claim;
   /** The verifying board's (bot's) secrets, with a resolver. */
   readonly hidden: readonly string[];
   readonly kind: WebhookKind<S, D>;
@@ -29,7 +29,7 @@ export interface Claimed<R, S, D extends Delivery> {
  * Throws the refusal (`handler_failed`, `handler_timeout`, or a transaction's own) to answer with.
  */
 export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D>): Promise<void> {
-  const { run: r, delivery, settings, held, hidden } = c;
+  const { run: r, delivery, settings, claim, hidden } = c;
   const { ctx, run: running } = dispatch({
     delivery,
     route: c.kind.route,
@@ -37,21 +37,20 @@ export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D
     secrets: hidden,
     // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
     deadlineMs: Math.max(1, settings.timeoutMs - (performance.now() - r.started)),
-    claim: { store: held.store, token: held.token },
+    claim,
     ...(r.trace === undefined ? {} : { wrap: (calls) => r.trace!.handlers(calls, delivery.id, delivery.kind, hidden) }),
   });
   const run = isThenable<RunResult>(running) ? await running : running;
-  const toSettle = settlement(c);
   if (run.state === 'timed_out') {
-    holdUntilSettled(toSettle, { settled: run.settled, abandonAfterMs: settings.abandonAfterMs, log: ctx.log });
+    holdUntilSettled(claim, { settled: run.settled, abandonAfterMs: settings.abandonAfterMs, log: ctx.log });
     throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, { retryAfter: retryAfter(settings) });
   }
   if (run.state === 'failed') {
-    const released = releaseClaim(held);
+    const released = releaseClaim(claim);
     if (released !== undefined) await released;
     throw handlerFailure(run.error);
   }
-  const committed = commitHandled(toSettle);
+  const committed = commitHandled(claim);
   if (committed !== undefined) await committed;
 }
 
@@ -64,15 +63,11 @@ export async function handOver<R, S, D extends Delivery>(c: Claimed<R, S, D>, ha
   try {
     await handoff({ delivery: c.delivery, body: c.body, request: r.facts, receivedAt: r.receivedAt, trace: r.trace?.carrier() });
   } catch (err) {
-    const released = releaseClaim(c.held);
+    const released = releaseClaim(c.claim);
     if (released !== undefined) await released;
     throw err;
   }
-  commitEnqueued(settlement(c));
-}
-
-function settlement<R, S, D extends Delivery>({ held, run, settings }: Claimed<R, S, D>) {
-  return { held, started: run.started, leaseMs: settings.leaseMs, slot: run.slot };
+  commitEnqueued(c.claim);
 }
 
 /** Seconds after which svc may retry a delivery that is busy or outlived its deadline. */

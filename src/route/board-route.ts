@@ -4,7 +4,7 @@ import { DeliveryScope, type ScopeInit } from './delivery-scope';
 import type { DeliveryRoute } from './delivery-route';
 import type { HandlerRegistry } from './handler-registry';
 import type { BoardContext, BoardHandler } from './handler-types';
-import type { HandlerCall } from './run-handlers';
+import type { HandlerCall } from './delivery-route';
 
 /** The board webhook's handlers: by event type, and for every event. */
 export interface BoardHandlers {

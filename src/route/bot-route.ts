@@ -5,7 +5,7 @@ import { DeliveryScope, type ScopeInit } from './delivery-scope';
 import type { DeliveryRoute } from './delivery-route';
 import type { HandlerRegistry } from './handler-registry';
 import type { BotContext, BotHandler, CommandData } from './handler-types';
-import type { HandlerCall } from './run-handlers';
+import type { HandlerCall } from './delivery-route';
 
 /** The bot webhook's handlers: by event kind, by command name, and for every update. */
 export interface BotHandlers {

@@ -1,4 +1,4 @@
-import { runHandlers, type HandlerCall, type RunResult, type SettledResult } from '../../../src/route/run-handlers';
+import { runHandlers, type HandlerCall, type RunResult, type SettledResult } from '../../../src/route/dispatch';
 
 const fake = () => jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
 afterEach(() => jest.useRealTimers());
