@@ -1,10 +1,25 @@
 import { SvcWebhookError } from '../errors';
+import { headerText, type HeaderSource } from '../internal/headers';
 import { nodeBuiltin } from '../internal/node-builtins';
 
 /**
- * The bounds every body reader keeps, whatever the request type: the size limit (declared or
- * streamed), the declared length, and the sender's deadline.
+ * What every body must be, whatever the request type: JSON sent as it is (checked before a byte is
+ * read), and the bounds every body reader keeps: the size limit (declared or streamed), the
+ * declared length, and the sender's deadline.
  */
+
+/** Refuses a body the sender never sends: anything but JSON, or any content coding. */
+export function checkContentHeaders(headers: HeaderSource): void {
+  const encoding = headerText(headers, 'content-encoding');
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new SvcWebhookError('content_encoding_unsupported', 'Content-Encoding is not supported; send the JSON body as it is');
+  }
+  const type = headerText(headers, 'content-type');
+  const mediaType = type === undefined ? '' : type.split(';', 1)[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new SvcWebhookError('unsupported_media_type', 'Content-Type must be application/json');
+  }
+}
 
 /** The sender gives up after 10 s; a body still arriving then is from no real delivery. */
 export const BODY_TIMEOUT_MS = 10_000;

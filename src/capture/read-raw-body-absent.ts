@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-export { BODY_TIMEOUT_MS } from './body-bounds';
-export { checkContentHeaders } from './check-content-headers';
+export { BODY_TIMEOUT_MS, checkContentHeaders } from './body-bounds';
 
 /**
  * What the Fetch build (`dist/web.mjs`) has in place of `read-raw-body.ts`: raw-body needs Node's

@@ -3,8 +3,7 @@ import getRawBody from 'raw-body';
 import { BODY_TIMEOUT_MS, alreadyConsumed, bodyTimeout, declaredLength, ended, readFailed, tooLarge } from './body-bounds';
 import { SvcWebhookError } from '../errors';
 
-export { BODY_TIMEOUT_MS } from './body-bounds';
-export { checkContentHeaders } from './check-content-headers';
+export { BODY_TIMEOUT_MS, checkContentHeaders } from './body-bounds';
 
 type MaybeParsed = IncomingMessage & { body?: unknown; _body?: boolean };
 

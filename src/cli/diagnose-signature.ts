@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { webhookSecretProblem } from '../client/webhook-secret';
-import { canonicalDeliveryId } from '../validate/delivery-id';
+import { canonicalDeliveryId } from '../validate/delivery-checks';
 import type { Webhook } from './load-delivery';
 import type { CapturedHeaders } from './read-capture';
 

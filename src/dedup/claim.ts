@@ -1,7 +1,7 @@
 import type { WebhookLogger } from '../internal/logger';
 import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
-import { isThenable } from '../internal/thenable';
+import { isThenable } from '../internal/value-checks';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 
 /**

@@ -6,7 +6,7 @@ import { retryDelay, type InboxSettings } from '../inbox/inbox-options';
 import type { Delivery } from '../internal/delivery';
 import { NO_SECRETS, scrubbedError } from '../internal/log-redaction';
 import type { SequenceGap } from '../ordering/board-sequence-tracker';
-import { isThenable } from '../internal/thenable';
+import { isThenable } from '../internal/value-checks';
 import { safeError } from '../internal/safe-error';
 import { quietly, type DeliveryReport } from '../observe/delivery-report';
 import type { QueueOutcome } from '../observe/delivery-record';

@@ -2,7 +2,7 @@ import type { Delivery } from '../internal/delivery';
 import type { DeliveryRoute } from '../route/delivery-route';
 import type { DeliveryCheck } from '../validate/delivery-checks';
 import type { SchemaName } from '../validate/validate-payload';
-import type { Verifier } from '../verify/verifier';
+import type { Verifier } from '../verify/verify-signature';
 
 /**
  * What differs between the bot and the board webhook, one module per stage: how a delivery is

@@ -1,5 +1,5 @@
 import type { Delivery } from '../internal/delivery';
-import { isThenable } from '../internal/thenable';
+import { isThenable } from '../internal/value-checks';
 import { DeliveryScope, type DeliveryClaim, type ScopeInit } from './delivery-scope';
 import type { DeliveryRoute, HandlerCall } from './delivery-route';
 

@@ -1,8 +1,7 @@
 import { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BoardDelivery } from '../internal/delivery';
-import { canonicalDeliveryId } from './delivery-id';
-import { checkHeaderMatches, isObject, malformed, type DeliveryFacts } from './delivery-checks';
+import { canonicalDeliveryId, checkHeaderMatches, isObject, malformed, type DeliveryFacts } from './delivery-checks';
 
 const DELIVERY_HEADER = { name: 'x-svc-delivery', shown: 'X-Svc-Delivery', code: 'delivery_id_mismatch' } as const;
 const EVENT_HEADER = { name: 'x-svc-event', shown: 'X-Svc-Event', code: 'event_type_mismatch' } as const;

@@ -1,7 +1,7 @@
 import { SvcWebhookError, type ErrorCode } from '../errors';
 import type { Verified } from '../internal/delivery';
 import { headerValues, type HeaderSource } from '../internal/headers';
-import { isObject } from '../internal/is-object';
+import { isObject, isUuid } from '../internal/value-checks';
 
 /** What the checks after parsing read besides the payload. */
 export interface DeliveryFacts {
@@ -33,4 +33,13 @@ export function checkHeaderMatches(headers: HeaderSource, header: { name: string
   const values = headerValues(headers, header.name);
   if (values.length === 0) return;
   if (values.length > 1 || canonical(values[0]!) !== bodyValue) throw new SvcWebhookError(header.code, `${header.shown} does not match the body`);
+}
+
+/**
+ * The one form of a delivery id that the claim, the commit, the release, the store's keys, the log
+ * lines and `ctx.deliveryId` use: a UUID (what svc sends) in lower case, any other id as sent.
+ * A UUID spelled in upper case once and lower case once is one delivery, not two.
+ */
+export function canonicalDeliveryId(id: string): string {
+  return isUuid(id) ? id.toLowerCase() : id;
 }

@@ -1,6 +1,39 @@
 import { SvcWebhookError } from '../errors';
-import { headerValues, singleHeader, type HeaderSource } from '../internal/headers';
+import type { Verified } from '../internal/delivery';
+import { headerValues, type HeaderSource } from '../internal/headers';
+import { NO_SECRETS } from '../internal/log-redaction';
+import { pathId, type PathPattern } from '../internal/path-pattern';
+import type { RequestFacts } from '../internal/request-access';
+import { isSvcResourceId, isThenable } from '../internal/value-checks';
+import { noteClaimedBoard } from '../observe/refusal-log';
+import { checkClaimedBoardId, claimedBoard, scannedBoardId } from './claimed-board';
 import { mac, type MacKey, type SignedPart } from './mac';
+import type { SecretLookup } from './secret-resolver';
+import type { SecretSource } from './secret-source';
+
+/**
+ * The signature check of each webhook, the verify step of the pipeline: the headers are read and
+ * checked before the body is (`readSignature`), then the MAC over the raw body with the secrets of
+ * the board or bot the request claims (`verify`). The HMAC itself is `mac.ts`.
+ */
+
+/** How one webhook (bot or board) checks the signature of a delivery. */
+export interface Verifier<S> {
+  /** Reads and checks the signature headers, before the body is read. */
+  readSignature(request: RequestFacts, nowMs: number): S;
+  /**
+   * Checks the MAC over the raw body, with the secrets of the board or bot the request claims, and
+   * says who verified it. Synchronous with a fixed secret or a cached lookup on node:crypto; a
+   * promise while a resolver is asked, and always where the runtime's HMAC is async (WebCrypto).
+   */
+  verify(signature: S, body: Uint8Array, request: RequestFacts): Verified | Promise<Verified>;
+  /**
+   * With a secret resolver: the secrets of the board (bot) that verified a delivery, dropped from
+   * every line logged about it. Taken once the delivery is, before its handlers run: one may forget
+   * or rotate them.
+   */
+  secretsOf(verifiedBy: string | undefined): readonly string[];
+}
 
 const SIGNATURE_HEADER = 'x-svc-signature';
 const TIMESTAMP_HEADER = 'x-svc-timestamp';
@@ -92,4 +125,86 @@ export function verifyBoardSignature(keys: readonly MacKey[], signature: BoardSi
   return requireSigned(signedByAnyKey(keys, signature.claimed, [signature.timestampText, '.', body]));
 }
 
-export { singleHeader };
+
+/** What a board delivery's signature checks need: the secrets, the path (it may name the board) and the tolerance. */
+export interface BoardVerifierParts {
+  readonly secrets: SecretSource;
+  readonly pattern: PathPattern;
+  readonly toleranceSeconds: number;
+}
+
+/** The board webhook's signature: `v1=` HMAC over `timestamp + "." + body`, within the tolerance. */
+export function boardVerifier({ secrets, pattern, toleranceSeconds }: BoardVerifierParts): Verifier<BoardSignature> {
+  const { keys, lookup } = secrets;
+  return {
+    readSignature: (request, nowMs) => readBoardSignature(request, toleranceSeconds, nowMs),
+    verify(signature, body, request) {
+      if (keys !== undefined) return verifyFixed(keys, signature, body, request);
+      // The board the request claimed is noted for the refusal's log line, only when it is refused.
+      let claimed: string | undefined;
+      const noted = (err: unknown): never => {
+        noteClaimedBoard(request, claimed);
+        throw err;
+      };
+      try {
+        claimed = claimedBoard(body, pathId(pattern, request)).boardId;
+        checkClaimedBoardId(claimed);
+        const verifying = verifyClaimed(lookup, claimed, signature, body);
+        return isThenable<Verified>(verifying) ? Promise.resolve(verifying).catch(noted) : verifying;
+      } catch (err) {
+        return noted(err);
+      }
+    },
+    secretsOf: (verifiedBy) => (lookup === undefined || verifiedBy === undefined ? NO_SECRETS : lookup.secretsOf(verifiedBy)),
+  };
+}
+
+/**
+ * Verifies with the secrets of the claimed board only: a secret of board B never verifies a delivery
+ * for A. Synchronous when the board's secrets are cached.
+ */
+function verifyClaimed(lookup: SecretLookup, boardId: string, signature: BoardSignature, body: Uint8Array): Verified | Promise<Verified> {
+  const verified: Verified = { by: boardId, timestamp: signature.timestamp };
+  const found = lookup.keysFor(boardId);
+  if (isThenable<readonly MacKey[]>(found)) return Promise.resolve(found).then((k) => settled(verifyBoardSignature(k, signature, body), verified));
+  return settled(verifyBoardSignature(found, signature, body), verified);
+}
+
+/** With one secret for all: on a mismatch, the board the body claims is noted for the refusal's log line. */
+function verifyFixed(keys: readonly MacKey[], signature: BoardSignature, body: Uint8Array, request: RequestFacts): Verified | Promise<Verified> {
+  const noted = (err: unknown): never => {
+    noteClaimedBoard(request, scannedBoardId(body));
+    throw err;
+  };
+  const verified: Verified = { by: undefined, timestamp: signature.timestamp };
+  try {
+    const verifying = settled(verifyBoardSignature(keys, signature, body), verified);
+    // A promise where the runtime's HMAC is async (WebCrypto).
+    return isThenable<Verified>(verifying) ? Promise.resolve(verifying).catch(noted) : verifying;
+  } catch (err) {
+    return noted(err);
+  }
+}
+
+const FIXED: Verified = Object.freeze({ by: undefined });
+
+/** The bot webhook's signature: `sha256=` HMAC over the raw body. */
+export function botVerifier(secrets: SecretSource, pattern: PathPattern): Verifier<Uint8Array> {
+  const { keys, lookup } = secrets;
+  return {
+    readSignature: (request) => readBotSignature(request),
+    verify(claimed, body, request) {
+      if (keys !== undefined) return settled(verifyBotSignature(keys, claimed, body), FIXED);
+      // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
+      const botId = pathId(pattern, request);
+      if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
+      // The resolver is asked only about what can be a bot user's id (a lowercase UUID).
+      if (!isSvcResourceId(botId)) throw new SvcWebhookError('unknown_bot', 'the bot this path names is no svc user id (a lowercase UUID), so no secret is known for it');
+      const verified: Verified = { by: botId };
+      const found = lookup.keysFor(botId);
+      if (isThenable<readonly MacKey[]>(found)) return Promise.resolve(found).then((k) => settled(verifyBotSignature(k, claimed, body), verified));
+      return settled(verifyBotSignature(found, claimed, body), verified);
+    },
+    secretsOf: (verifiedBy) => (lookup === undefined || verifiedBy === undefined ? NO_SECRETS : lookup.secretsOf(verifiedBy)),
+  };
+}

@@ -1,4 +1,4 @@
-import { isObject } from '../internal/is-object';
+import { isObject } from '../internal/value-checks';
 import { printable } from '../internal/printable';
 import { redactSecrets } from '../internal/redact-secrets';
 import { readSvcTime } from './svc-time';

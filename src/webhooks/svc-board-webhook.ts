@@ -1,11 +1,10 @@
 import type { BoardEventMap, BoardEventType, BoardWebhookEvent } from '../generated/board-types';
 import { boardEventTypes } from '../generated/board-types';
 import { boardJobs } from '../inbox/webhook-jobs';
-import { boardRoute } from '../route/board-route';
-import { HandlerRegistry } from '../route/handler-registry';
+import { HandlerRegistry, boardRoute } from '../route/delivery-route';
 import type { BoardHandler } from '../route/handler-types';
 import { boardDelivery } from '../validate/board-delivery';
-import { boardVerifier } from '../verify/board-verifier';
+import { boardVerifier } from '../verify/verify-signature';
 import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
 import { assembleWebhook } from './assemble-webhook';
 import { settings, type BoardWebhookOptions } from './options';

@@ -1,11 +1,10 @@
 import type { BotEventData, BotEventMap } from '../generated/bot-types';
 import { botEventKinds } from '../generated/bot-types';
 import { botJobs } from '../inbox/webhook-jobs';
-import { botRoute } from '../route/bot-route';
-import { HandlerRegistry } from '../route/handler-registry';
+import { HandlerRegistry, botRoute } from '../route/delivery-route';
 import type { BotHandler, CommandData } from '../route/handler-types';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
-import { botVerifier } from '../verify/bot-verifier';
+import { botVerifier } from '../verify/verify-signature';
 import { assembleWebhook } from './assemble-webhook';
 import { settings, type BotWebhookOptions } from './options';
 import { listeners, type WebhookMiddlewareBase } from './webhook-methods';

@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../../../src';
 import { alreadyConsumed, bodyTimeout, declaredLength, joinBody, readFailed, tooLarge } from '../../../src/capture/body-bounds';
-import { checkContentHeaders } from '../../../src/capture/check-content-headers';
+import { checkContentHeaders } from '../../../src/capture/body-bounds';
 import { headerText, headerValues } from '../../../src/internal/headers';
 
 /** The SvcWebhookError `run` throws (fails the test when it throws nothing or something else). */

@@ -1,8 +1,7 @@
 import pino from 'pino';
 import type { BotDelivery } from '../../../src/internal/delivery';
-import { botRoute, type BotHandlers } from '../../../src/route/bot-route';
+import { HandlerRegistry, botRoute, type BotHandlers } from '../../../src/route/delivery-route';
 import type { DeliveryScope } from '../../../src/route/delivery-scope';
-import { HandlerRegistry } from '../../../src/route/handler-registry';
 import type { BotHandler, CommandData } from '../../../src/route/handler-types';
 import { botDeliveryCheck } from '../../../src/validate/bot-delivery';
 

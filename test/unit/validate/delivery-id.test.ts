@@ -1,4 +1,4 @@
-import { canonicalDeliveryId } from '../../../src/validate/delivery-id';
+import { canonicalDeliveryId } from '../../../src/validate/delivery-checks';
 
 describe('the canonical form of a delivery id', () => {
   const upper = '0F8FAD5B-D9CB-469F-A165-70867728950E';

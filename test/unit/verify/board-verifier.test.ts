@@ -4,11 +4,10 @@ import { pathPattern } from '../../../src/internal/path-pattern';
 import type { RequestFacts } from '../../../src/internal/request-access';
 import { RefusalLog } from '../../../src/observe/refusal-log';
 import { boardSignature } from '../../../src/testing/sign-delivery';
-import { boardVerifier } from '../../../src/verify/board-verifier';
+import { boardVerifier, type BoardSignature } from '../../../src/verify/verify-signature';
 import { secretKeys } from '../../../src/verify/secret-keys';
 import type { SecretLookup } from '../../../src/verify/secret-resolver';
 import type { SecretSource } from '../../../src/verify/secret-source';
-import type { BoardSignature } from '../../../src/verify/verify-signature';
 import { refusal } from '../../support/refusal';
 
 const secret = 'board-protocol-secret-0123456789';

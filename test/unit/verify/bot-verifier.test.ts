@@ -1,7 +1,7 @@
 import { pathPattern } from '../../../src/internal/path-pattern';
 import type { RequestFacts } from '../../../src/internal/request-access';
 import { botSignature } from '../../../src/testing/sign-delivery';
-import { botVerifier } from '../../../src/verify/bot-verifier';
+import { botVerifier } from '../../../src/verify/verify-signature';
 import { secretKeys } from '../../../src/verify/secret-keys';
 import type { SecretLookup } from '../../../src/verify/secret-resolver';
 import { refusal } from '../../support/refusal';

@@ -1,4 +1,4 @@
-import { HandlerRegistry } from '../../../src/route/handler-registry';
+import { HandlerRegistry } from '../../../src/route/delivery-route';
 
 const ok = () => undefined;
 
