@@ -14,9 +14,8 @@ import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
-import { InFlight } from './in-flight';
 import { answerOf, INTERNAL, type Outcome } from './outcome';
-import type { RequestRun } from './request-run';
+import type { RequestRun, Slot } from './request-run';
 import { handlerFailure } from './handler-failure';
 import type { Settings } from './settings';
 import type { WebhookKind } from './webhook-kind';
@@ -227,4 +226,46 @@ export async function handOver<R, S, D extends Delivery>(c: Claimed<R, S, D>, ha
 /** Seconds after which svc may retry a delivery that is busy or outlived its deadline. */
 export function retryAfter(settings: Pick<Settings, 'timeoutMs'>): number {
   return Math.max(1, Math.ceil(settings.timeoutMs / 1000));
+}
+
+/**
+ * Deliveries the receiver is still working on: answered or not, with handlers running or a commit
+ * being retried after the answer. `close()` waits for them.
+ */
+export class InFlight {
+  private count = 0;
+  private closing = false;
+  private readonly drainWaiters: Array<() => void> = [];
+
+  /** True once close() was called: new deliveries are refused. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** One delivery comes in: it counts until its slot is released, or the work it was handed over to settles. */
+  open(): Slot {
+    this.count++;
+    let owned = true;
+    const leave = () => {
+      if (--this.count === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
+    };
+    return {
+      handOver(work) {
+        owned = false;
+        void work.catch(() => undefined).finally(leave);
+      },
+      release() {
+        if (!owned) return;
+        owned = false;
+        leave();
+      },
+    };
+  }
+
+  /** Stops taking deliveries and resolves when every one in flight has settled. */
+  close(): Promise<void> {
+    this.closing = true;
+    if (this.count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
 }

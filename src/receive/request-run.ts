@@ -1,6 +1,5 @@
 import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import type { DeliveryTrace } from '../observe/telemetry';
-import type { Slot } from './in-flight';
 
 /** One request on its way through the pipeline. */
 export interface RequestRun<R> {
@@ -14,4 +13,12 @@ export interface RequestRun<R> {
   readonly trace: DeliveryTrace | undefined;
   /** Its place among the deliveries in flight. */
   readonly slot: Slot;
+}
+
+/** One delivery's place among those in flight. */
+export interface Slot {
+  /** The delivery goes on after its answer (a commit retried, handlers past their deadline): it counts until `work` settles. */
+  handOver(work: Promise<unknown>): void;
+  /** The delivery is done (unless it was handed over). */
+  release(): void;
 }
