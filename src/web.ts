@@ -10,6 +10,7 @@ export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-boa
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
 export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
 export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
+export type { WebhookRequest, WebhookResponse } from './adapters/plain/plain-request';
 export {
   verifyBoardDelivery,
   verifyBotDelivery,

@@ -11,16 +11,17 @@ export interface WebhookReceiver {
   misrouted(came: string, answers: readonly string[]): void;
 }
 
-// Kept apart from the public object, so a webhook's methods stay exactly the documented ones.
-const receivers = new WeakMap<object, WebhookReceiver>();
+// A symbol the package alone holds: the adapters reach the pipeline through the webhook itself,
+// and its enumerable members stay exactly the documented ones.
+const RECEIVER = Symbol('svc-webhooks.receiver');
 
 export function attachReceiver(webhook: object, receiver: WebhookReceiver): void {
-  receivers.set(webhook, receiver);
+  Object.defineProperty(webhook, RECEIVER, { value: receiver });
 }
 
 /** The receiver of a webhook made by svcBoardWebhook or svcBotWebhook; a TypeError for anything else. */
 export function receiverOf(webhook: unknown, adapter: string): WebhookReceiver {
-  const found = typeof webhook === 'function' || (typeof webhook === 'object' && webhook !== null) ? receivers.get(webhook) : undefined;
+  const found = typeof webhook === 'function' || (typeof webhook === 'object' && webhook !== null) ? (webhook as { [RECEIVER]?: WebhookReceiver })[RECEIVER] : undefined;
   if (found === undefined) throw new TypeError(`svc-webhooks: ${adapter}() takes a webhook made by svcBoardWebhook() or svcBotWebhook()`);
   return found;
 }

@@ -28,3 +28,11 @@ export function answerOf(result: 'handled' | 'duplicate' | 'enqueued' | SvcWebho
   if (closeConnection) outcome.closeConnection = true;
   return outcome;
 }
+
+/** The headers of an answer: its media type, and Retry-After (and Allow) when it has one. */
+export function outcomeHeaders(outcome: Outcome, allow?: string): Record<string, string> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8' };
+  if (outcome.retryAfter !== undefined) headers['Retry-After'] = String(outcome.retryAfter);
+  if (allow !== undefined) headers.Allow = allow;
+  return headers;
+}

@@ -1,4 +1,5 @@
 import { expressMiddleware, type Middleware } from '../adapters/node/express-middleware';
+import { receiveRequest, type WebhookRequest } from '../adapters/plain/plain-request';
 import type { JobSource } from '../inbox/accepted-delivery';
 import type { Delivery } from '../internal/delivery';
 import { DeliveryReport } from '../observe/delivery-report';
@@ -21,7 +22,7 @@ export interface WebhookAssembly<S, D extends Delivery, AnyHandler> {
 
 /**
  * One webhook: its report, inbox, receiver and Express middleware, with the methods both webhooks
- * share (`onAny`, `onError`, `onDelivery`, `close`, `work`, `path`, `forgetSecret`).
+ * share (`onAny`, `onError`, `onDelivery`, `close`, `work`, `receive`, `path`, `forgetSecret`).
  */
 export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, settings, kind, jobs, lists }: WebhookAssembly<S, D, AnyHandler>) {
   const report = new DeliveryReport({
@@ -37,6 +38,7 @@ export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, setti
   const middleware: Middleware = expressMiddleware(name, receiver);
   return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: settings.flushLog }), {
     path: settings.path,
+    receive: (request: Request | WebhookRequest) => receiveRequest(receiver, request),
     forgetSecret(id: string) {
       settings.secrets.lookup?.forget(id);
       return middleware;

@@ -2,6 +2,7 @@ import type { DeliveryListener, ErrorHandler } from '../route/handler-types';
 import type { InboxWorker, WorkOptions } from '../receive/inbox-worker';
 import type { WebhookInbox } from './webhook-inbox';
 import type { Middleware } from '../adapters/node/express-middleware';
+import type { WebhookRequest, WebhookResponse } from '../adapters/plain/plain-request';
 
 /** What both webhook middlewares offer besides `on`. */
 export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
@@ -23,6 +24,13 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
    * `work()` without mounting it. Throws without the `inbox` option.
    */
   work(options?: WorkOptions): InboxWorker;
+  /**
+   * Runs one request through the whole pipeline (verify, validate, de-dup, the handlers) and gives
+   * the answer to send, with no framework: a Fetch `Request`, or the body, headers and path of a
+   * request already read (a serverless event, a queue message). Never rejects: a failure of the
+   * pipeline itself is a 500 answer. Every adapter is this, plus its framework's request and reply.
+   */
+  receive(request: Request | WebhookRequest): Promise<WebhookResponse>;
   /** The path this middleware answers when mounted with `app.use()`. */
   readonly path: string;
   /**
