@@ -20,6 +20,9 @@ import { svcBoardWebhook } from '../src';
 import { bodyTemplate } from './bodies';
 import { deliveries, SVC_SECRET } from './signing';
 
+/** The issue's bound: a reader follows one delivery through at most this many files of src/. */
+export const MAX_PATH_FILES = 20;
+
 export interface DeliveryPath {
   /** Files of src/ with at least one function run, and how many functions ran in each. */
   readonly files: ReadonlyArray<{ readonly file: string; readonly functions: number; readonly names: readonly string[] }>;
@@ -72,9 +75,9 @@ export async function measureDeliveryPath(): Promise<DeliveryPath> {
   }
 }
 
-/** Compiles src/ and measures the path in a plain node child; the figures come back as JSON on stdout. */
-export function deliveryPathOfCompiled(): DeliveryPath {
-  compileForChildren();
+/** Measures the path in a plain node child, on src/ as compiled for the children (`compile`: compile it first). */
+export function deliveryPathOfCompiled(compile: boolean): DeliveryPath {
+  if (compile) compileForChildren();
   // The webhook's log line goes to the child's stdout, ignored here; the figures come back in a file.
   const out = join(WORK_DIR, 'delivery-path.json');
   const child = spawnSync(process.execPath, [childScript('delivery-path'), '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -88,7 +91,7 @@ if (require.main === module && process.argv.includes('--out')) {
     process.exit(0);
   });
 } else if (require.main === module) {
-  void Promise.resolve(deliveryPathOfCompiled()).then((path) => {
+  void Promise.resolve(deliveryPathOfCompiled(true)).then((path) => {
     process.stdout.write(`one board delivery passes ${path.files.length} files and ${path.functionCount} functions of src/\n`);
     if (process.argv.includes('--list')) for (const f of path.files) process.stdout.write(`  ${String(f.functions).padStart(3)}  ${f.file}  ${f.names.join(', ')}\n`);
     process.exit(0);

@@ -260,6 +260,7 @@ npm run bench -- --package  # the package alone: installed sizes, cold loads, st
 npx tsx bench/inbox.ts --latency --rounds 3  # the inbox's time to 2xx alone (drop --latency for every inbox figure)
 npx tsx bench/inbox.ts --latency --phases  # the same, traced: where each delivery's time to 2xx went
 npx tsx bench/watcher.ts --write  # the webhook watcher at 10,000 boards alone; rewrites only its section
+npx tsx bench/delivery-path.ts --list  # the files and functions of src/ one board delivery passes, each named
 \`\`\`
 
 ## Method

@@ -22,7 +22,8 @@ import { packageSection, renderMarkdown, renderTerminal, startupSection, type Pr
 import { stack, type StackName } from './stacks/index';
 import { measureStartup, type StartupResult } from './startup';
 import { fixed, grouped, median } from './stats';
-import { evaluateTargets, packageTargets } from './targets';
+import { evaluateTargets, packageTargets, pathTargets } from './targets';
+import { deliveryPathOfCompiled } from './delivery-path';
 import { measureWatcher, WATCHER_FULL, WATCHER_SMOKE } from './watcher';
 import { postgresMigrationSql } from '../src/dedup/postgres-sql';
 import { PostgresServer } from '../test/support/postgres-server';
@@ -164,6 +165,8 @@ async function main(): Promise<void> {
   say(`svc-webhooks bench (${config.smoke ? 'smoke' : 'full'}): ${machine.cpu}, ${machine.cores} cores, node ${machine.node}`);
   say(`compiled ${compileForChildren()} files for the child processes`);
 
+  say('the path of one delivery...');
+  const path = deliveryPathOfCompiled(false);
   say('stage costs...');
   const stages = await measureStages(config);
   say('de-dup store...');
@@ -197,7 +200,7 @@ async function main(): Promise<void> {
   const watcher = await measureWatcher(config.smoke ? WATCHER_SMOKE : WATCHER_FULL, say);
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
-  const targets = [...evaluateTargets(cells, startup, store, inbox), ...packageTargets({ coldLoads, sizes: installs.sizes, startup, cells })];
+  const targets = [...evaluateTargets(cells, startup, store, inbox), ...packageTargets({ coldLoads, sizes: installs.sizes, startup, cells }), ...pathTargets(path)];
   const results = {
     config,
     machine,

@@ -5,6 +5,7 @@ import type { StartupResult } from './startup';
 import type { StoreReport } from './children/store';
 import type { InboxReport } from './inbox';
 import type { Cell } from './load';
+import { MAX_PATH_FILES, type DeliveryPath } from './delivery-path';
 import { fixed, grouped } from './stats';
 import { figures, ratio } from './summary';
 
@@ -206,4 +207,15 @@ export function packageTargets({ coldLoads, sizes, startup, cells }: PackageFigu
     });
   }
   return targets;
+}
+
+/** The path of one delivery through the code: how many files of src/ a reader follows. */
+export function pathTargets(path: DeliveryPath): Target[] {
+  return [
+    {
+      target: `one board delivery (the default Express mount, 2 KB) passes ≤ ${MAX_PATH_FILES} files of src/ (V8 precise coverage of that one request, bench/delivery-path.ts)`,
+      measured: `${path.files.length} files, ${path.functionCount} functions`,
+      met: path.files.length <= MAX_PATH_FILES,
+    },
+  ];
 }
