@@ -22,8 +22,7 @@ export {
 export type { HeaderSource } from './internal/headers';
 export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
 export type { LoggerOption } from './internal/webhook-loggers';
-export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhooks/options';
-export { DEFAULT_PATHS } from './webhooks/options';
+export { DEFAULT_PATHS, type WebhookOptions, type BoardWebhookOptions, type BotWebhookOptions } from './webhooks/webhook-options';
 export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';
 export type {

@@ -155,7 +155,7 @@ export interface Claim extends HeldClaim {
   readonly started: number;
   readonly leaseMs: number;
   /** The delivery's place among those in flight: work handed over keeps it counted until it settles. */
-  readonly slot: { handOver(work: Promise<unknown>): void };
+  readonly slot: { keepUntil(work: Promise<unknown>): void };
 }
 
 /**
@@ -176,11 +176,11 @@ export function commitHandled(c: Claim): void | Promise<void> {
 export function commitEnqueued(c: Claim): void {
   const committed = attempt(() => c.store.commit(c.id, c.token));
   if (!isThenable<StoreFailure>(committed)) return retryLater(c, committed);
-  c.slot.handOver(committed.then((failed) => commitWithRetry(c, c.started + c.leaseMs, failed)));
+  c.slot.keepUntil(committed.then((failed) => commitWithRetry(c, c.started + c.leaseMs, failed)));
 }
 
 function retryLater(c: Claim, failed: StoreFailure): void {
-  if (failed) c.slot.handOver(commitWithRetry(c, c.started + c.leaseMs, failed));
+  if (failed) c.slot.keepUntil(commitWithRetry(c, c.started + c.leaseMs, failed));
 }
 
 /** Handlers that outlived their deadline, still running. */
@@ -202,7 +202,7 @@ export function holdUntilSettled(c: Claim, run: LateRun): void {
   const { leaseMs } = c;
   let abandoned = false;
   let done!: () => void;
-  c.slot.handOver(new Promise<void>((resolve) => (done = resolve)));
+  c.slot.keepUntil(new Promise<void>((resolve) => (done = resolve)));
   const hold = holdClaim(c, {
     leaseMs,
     abandonAfterMs: run.abandonAfterMs - (performance.now() - c.started),

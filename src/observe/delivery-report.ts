@@ -47,7 +47,7 @@ export type Answered = {
       readonly error: SvcWebhookError;
       readonly received?: Received | undefined;
       /** With a resolver: the verifying board's secrets, dropped from the refusal's line. */
-      readonly hidden: readonly string[];
+      readonly verifierSecrets: readonly string[];
       /** The request, for the refusal log and the error handlers' context. */
       readonly request: { readonly facts: RequestFacts; readonly source: unknown; readonly access: RequestAccess<never> };
     }
@@ -63,7 +63,7 @@ export interface Attempt {
   readonly error?: unknown;
   readonly durationMs: number;
   /** With a resolver: the verifying board's secrets. */
-  readonly hidden?: readonly string[];
+  readonly verifierSecrets?: readonly string[];
   /** When it will be retried: in ms from now. */
   readonly retryInMs?: number;
 }
@@ -99,7 +99,7 @@ export class DeliveryReport {
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: a.state, durationMs: a.durationMs, queue };
     if (error.status >= 500) {
       // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
-      childDropping(this.parts.logger, {}, a.hidden).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+      childDropping(this.parts.logger, {}, a.verifierSecrets).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
     }
     // An expected refusal is one line without a stack trace, rate-limited per code.
     else if (isExpectedRefusal(error)) this.refusals.refused(error, a.request.facts, fields);
@@ -116,7 +116,7 @@ export class DeliveryReport {
   attempt(a: Attempt): void {
     const { deliveryId, kind, receivedAt } = a.delivery;
     quietly(() => {
-      const log = childDropping(this.parts.logger, { deliveryId, kind, attempt: a.attempt }, a.hidden ?? NO_SECRETS);
+      const log = childDropping(this.parts.logger, { deliveryId, kind, attempt: a.attempt }, a.verifierSecrets ?? NO_SECRETS);
       const fields = { queue: a.outcome, durationMs: a.durationMs };
       if (a.outcome === 'processed') log.info(fields, 'delivery processed');
       else if (a.outcome === 'retried') log.warn({ ...fields, err: safeError(a.error), retryInMs: a.retryInMs }, 'delivery attempt failed; it will be retried');

@@ -54,9 +54,9 @@ export class ProcessTrace {
     this.context = otel.trace.setSpan(parent, this.span);
   }
 
-  /** `hidden`: the secrets of the board (bot) that verified the delivery, with a secret resolver. */
-  handlers(calls: HandlerCall[], hidden: readonly string[]): HandlerCall[] {
-    return handlerSpans({ otel: this.otel, tracer: this.tracer, context: this.context, webhook: this.webhook }, calls, { deliveryId: this.attempt.deliveryId, kind: this.attempt.kind, secrets: [...this.secrets, ...hidden] });
+  /** `verifierSecrets`: the secrets of the board (bot) that verified the delivery, with a secret resolver. */
+  handlers(calls: HandlerCall[], verifierSecrets: readonly string[]): HandlerCall[] {
+    return handlerSpans({ otel: this.otel, tracer: this.tracer, context: this.context, webhook: this.webhook }, calls, { deliveryId: this.attempt.deliveryId, kind: this.attempt.kind, secrets: [...this.secrets, ...verifierSecrets] });
   }
 
   /** Ends the span with the attempt's outcome (`processed`, `retried`, `dead`) and, when it failed, the error code. */

@@ -123,12 +123,12 @@ export class DeliveryTrace {
 
   /**
    * Each handler call runs in a child span of the delivery's, which ends when the handler settles.
-   * `hidden`: the secrets of the board (bot) that verified the delivery, with a secret resolver.
+   * `verifierSecrets`: the secrets of the board (bot) that verified the delivery, with a secret resolver.
    */
-  handlers(calls: HandlerCall[], deliveryId: string, kind: string, hidden: readonly string[]): HandlerCall[] {
+  handlers(calls: HandlerCall[], deliveryId: string, kind: string, verifierSecrets: readonly string[]): HandlerCall[] {
     const { tracer, context: parent } = this;
     if (tracer === undefined || parent === undefined) return calls;
-    return handlerSpans({ otel: this.otel, tracer, context: parent, webhook: this.webhook }, calls, { deliveryId, kind, secrets: [...this.secrets, ...hidden] });
+    return handlerSpans({ otel: this.otel, tracer, context: parent, webhook: this.webhook }, calls, { deliveryId, kind, secrets: [...this.secrets, ...verifierSecrets] });
   }
 
   /** Ends the delivery span and records the metric points; a telemetry fault never changes the answer. */

@@ -17,12 +17,12 @@ import { dispatch } from '../route/dispatch';
 import type { RunResult, SettledResult } from '../route/dispatch';
 import type { SecretLookup } from '../verify/secret-resolver';
 import type { Settings } from './settings';
-import type { WebhookKind } from './webhook-kind';
+import type { WebhookProtocol } from './webhook-protocol';
 
 /** What one processing attempt needs of the worker. */
 export interface AttemptParts<S, D extends Delivery> {
   readonly inbox: InboxSettings;
-  readonly kind: WebhookKind<S, D>;
+  readonly protocol: WebhookProtocol<S, D>;
   readonly settings: Pick<Settings, 'logger' | 'fixedSecrets' | 'abandonAfterMs' | 'secrets'>;
   readonly report: DeliveryReport;
   readonly telemetry: DeliveryTelemetry;
@@ -47,7 +47,7 @@ export type OwnFailures = WeakSet<Error>;
  * keeps as the job's last error.
  */
 export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, own: OwnFailures) {
-  const { inbox, kind, settings, report, telemetry, order, wake } = parts;
+  const { inbox, protocol, settings, report, telemetry, order, wake } = parts;
   return async (job: Job<InboxJob>, token?: string): Promise<void> => {
     const data = job.data;
     const jobId = job.id!;
@@ -59,8 +59,8 @@ export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, o
     const started = performance.now();
     const trace = telemetry.process({ deliveryId: data.deliveryId, kind: data.kind, attempt, receivedIn: data.trace });
     const lookup = settings.secrets.lookup;
-    const hidden = lookup !== undefined && data.verifiedBy !== undefined ? await secretsOf(lookup, data.verifiedBy) : NO_SECRETS;
-    const ended = await runJob(parts, { data, attempt, gap: turn.run ? turn.gap : undefined, trace, hidden });
+    const verifierSecrets = lookup !== undefined && data.verifiedBy !== undefined ? await secretsOf(lookup, data.verifiedBy) : NO_SECRETS;
+    const ended = await runJob(parts, { data, attempt, gap: turn.run ? turn.gap : undefined, trace, verifierSecrets });
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const outcome: Exclude<QueueOutcome, 'enqueued' | 'duplicate'> = ended.state === 'succeeded' ? 'processed' : attempt >= (job.opts.attempts ?? 1) ? 'dead' : 'retried';
     // An abandoned run is told apart from a handler that failed, as in direct mode.
@@ -84,13 +84,13 @@ export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, o
       code,
       error,
       durationMs,
-      hidden,
+      verifierSecrets,
       ...(outcome === 'retried' ? { retryInMs: retryDelay(attempt, inbox.retryDelayMs, inbox.maxRetryDelayMs) } : {}),
     });
     if (ended.state === 'failed') {
       // What BullMQ keeps as the last error (a dead letter's reason and stack): a plain copy,
       // scrubbed of the secrets as every line about it is.
-      const copy = scrubbedError(safeError(ended.error), [...settings.fixedSecrets, ...hidden]);
+      const copy = scrubbedError(safeError(ended.error), [...settings.fixedSecrets, ...verifierSecrets]);
       own.add(copy);
       throw copy;
     }
@@ -144,25 +144,25 @@ interface JobRun {
   readonly attempt: number;
   readonly gap: SequenceGap | undefined;
   readonly trace: ProcessTrace | undefined;
-  readonly hidden: readonly string[];
+  readonly verifierSecrets: readonly string[];
 }
 
 /** Rebuilds the delivery from the job and runs its handlers; a job that no longer parses fails like a handler. */
-async function runJob<S, D extends Delivery>({ kind, settings, running }: AttemptParts<S, D>, { data, attempt, gap, trace, hidden }: JobRun): Promise<SettledResult> {
+async function runJob<S, D extends Delivery>({ protocol, settings, running }: AttemptParts<S, D>, { data, attempt, gap, trace, verifierSecrets }: JobRun): Promise<SettledResult> {
   let ctx: DeliveryScope | undefined;
   try {
     const payload = parseJson(Buffer.from(data.body, 'utf8'));
     const verified = { by: data.verifiedBy, ...(data.timestamp === undefined ? {} : { timestamp: data.timestamp }) };
-    const delivery = kind.check(payload, { request: headersOnly(data.headers), verified, nowMs: data.receivedAt });
+    const delivery = protocol.check(payload, { request: headersOnly(data.headers), verified, nowMs: data.receivedAt });
     const dispatched = dispatch({
       delivery,
-      route: kind.route,
+      route: protocol.route,
       scope: { receivedAt: data.receivedAt, logger: settings.logger, attempt, gap },
-      secrets: hidden,
+      secrets: verifierSecrets,
       // No sender waits on a worker, but a run that never settles would hold its job (and, in board
       // order, its board) for ever: past abandonAfterMs the attempt counts as failed.
       deadlineMs: settings.abandonAfterMs,
-      ...(trace === undefined ? {} : { wrap: (calls) => trace.handlers(calls, hidden) }),
+      ...(trace === undefined ? {} : { wrap: (calls) => trace.handlers(calls, verifierSecrets) }),
     });
     const scope = (ctx = dispatched.ctx);
     running.add(scope);

@@ -13,7 +13,7 @@ import { DeliveryScope } from '../route/delivery-scope';
 import { inboxAttempt } from './inbox-attempt';
 import { watchWorker } from './worker-watchdog';
 import type { Settings } from './settings';
-import type { WebhookKind } from './webhook-kind';
+import type { WebhookProtocol } from './webhook-protocol';
 
 export type { WorkOptions } from '../inbox/work-options';
 
@@ -30,7 +30,7 @@ export interface InboxWorker {
 /** What a worker is made of: the webhook's inbox, its kind (checks and routes), its settings and report. */
 export interface WorkerParts<S, D extends Delivery> {
   readonly inbox: InboxSettings;
-  readonly kind: WebhookKind<S, D>;
+  readonly protocol: WebhookProtocol<S, D>;
   readonly settings: Pick<Settings, 'logger' | 'fixedSecrets' | 'abandonAfterMs' | 'secrets'>;
   readonly report: DeliveryReport;
 }
@@ -40,18 +40,18 @@ const RECHECK_MS = 30_000;
 
 /** Runs the handlers of one webhook's inbox: `board.work()` / `bot.work()`. */
 export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, options: WorkOptions = {}): InboxWorker {
-  const { inbox, kind, settings, report } = parts;
+  const { inbox, protocol, settings, report } = parts;
   const work = workSettings(options);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
   const connection = inboxConnection(inbox.connection, 'worker');
-  const queue = new bull.Queue<InboxJob>(kind.webhook, { connection, prefix: inbox.prefix });
+  const queue = new bull.Queue<InboxJob>(protocol.webhook, { connection, prefix: inbox.prefix });
   queue.on('error', () => undefined);
   // A board's pending events and passed numbers are remembered as long as svc may still retry one
   // of its events (a day), and at least as long as an event of it may be retried here (its last
   // handed-over sequence, much longer: BOARD_PLACE_KEPT_MS).
   const boardTtlMs = Math.max(DEFAULT_RETENTION_MS, inbox.retryForMs + inbox.gapWaitMs);
-  const order = new BoardOrder(connection, `${inbox.prefix}:${kind.webhook}:`, inbox.gapWaitMs, boardTtlMs);
+  const order = new BoardOrder(connection, `${inbox.prefix}:${protocol.webhook}:`, inbox.gapWaitMs, boardTtlMs);
   const running = new Set<DeliveryScope>();
   // The failures this worker's handlers caused, already logged and reported by the attempt.
   const ownFailures = new WeakSet<Error>();
@@ -70,8 +70,8 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     if (now.run) await job.promote().catch(() => undefined);
     throw new bull.DelayedError();
   };
-  const telemetry = new DeliveryTelemetry(kind.webhook, settings.fixedSecrets);
-  const attempt = inboxAttempt({ inbox, kind, settings, report, telemetry, order, running, wake, waitForTurn }, ownFailures);
+  const telemetry = new DeliveryTelemetry(protocol.webhook, settings.fixedSecrets);
+  const attempt = inboxAttempt({ inbox, protocol, settings, report, telemetry, order, running, wake, waitForTurn }, ownFailures);
   let lastTaken = Date.now();
   const processor = (job: Job<InboxJob>, token?: string) => {
     lastTaken = Date.now();
@@ -79,7 +79,7 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   };
 
   const makeWorker = (): Worker<InboxJob> => {
-    const made = new bull.Worker<InboxJob>(kind.webhook, processor, {
+    const made = new bull.Worker<InboxJob>(protocol.webhook, processor, {
       connection,
       prefix: inbox.prefix,
       concurrency: work.concurrency,

@@ -15,16 +15,16 @@ import { parseJson } from '../parse/parse-json';
 import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
 import { answerOf, INTERNAL, type Outcome } from './outcome';
-import type { RequestRun, Slot } from './request-run';
+import type { Arrival, Slot } from './arrival';
 import { handlerFailure } from './handler-failure';
 import type { Settings } from './settings';
-import type { WebhookKind } from './webhook-kind';
+import type { WebhookProtocol } from './webhook-protocol';
 
 export type { Outcome } from './outcome';
 
 /** What a receiver is made of. */
 export interface ReceiverParts<S, D extends Delivery> {
-  readonly kind: WebhookKind<S, D>;
+  readonly protocol: WebhookProtocol<S, D>;
   readonly settings: Settings;
   readonly report: DeliveryReport;
   /** Inbox mode: after the claim, hand the delivery over and commit, instead of running handlers. */
@@ -33,7 +33,7 @@ export interface ReceiverParts<S, D extends Delivery> {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received; readonly hidden: readonly string[] };
+  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received; readonly verifierSecrets: readonly string[] };
 
 /**
  * The framework-free pipeline, in the order a delivery meets its stages: capture -> verify -> parse
@@ -47,8 +47,8 @@ export class Receiver<S, D extends Delivery> {
   private readonly misroutes: MisrouteLog;
 
   constructor(private readonly parts: ReceiverParts<S, D>) {
-    validatorFor(parts.kind.schema); // compile at setup, not on the first delivery
-    this.telemetry = new DeliveryTelemetry(parts.kind.webhook, parts.settings.fixedSecrets);
+    validatorFor(parts.protocol.schema); // compile at setup, not on the first delivery
+    this.telemetry = new DeliveryTelemetry(parts.protocol.webhook, parts.settings.fixedSecrets);
     this.misroutes = new MisrouteLog(parts.settings.logger, parts.settings.now);
   }
 
@@ -64,10 +64,10 @@ export class Receiver<S, D extends Delivery> {
 
   async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
     const slot = this.inFlight.open();
-    const run: RequestRun<R> = { req, access, facts: access.facts(req), started: performance.now(), receivedAt: this.parts.settings.now(), trace: this.telemetry.start(), slot };
+    const arrival: Arrival<R> = { req, access, facts: access.facts(req), started: performance.now(), receivedAt: this.parts.settings.now(), trace: this.telemetry.start(), slot };
     try {
-      const result = this.inFlight.isClosing ? shuttingDown() : await this.process(run);
-      return this.finish(run, result);
+      const result = this.inFlight.isClosing ? shuttingDown() : await this.process(arrival);
+      return this.finish(arrival, result);
     } catch {
       // Only a logger or a listener's own failure gets here: the answer must still be ours.
       return INTERNAL;
@@ -86,37 +86,37 @@ export class Receiver<S, D extends Delivery> {
     return this.inFlight.close();
   }
 
-  private async process<R>(run: RequestRun<R>): Promise<Result> {
-    const { kind, settings, handoff } = this.parts;
+  private async process<R>(arrival: Arrival<R>): Promise<Result> {
+    const { protocol, settings, handoff } = this.parts;
     let delivery: D | undefined;
     // What was read, for the record of a refusal: built only when there is one.
     let body: Uint8Array | undefined;
     let verified: Verified | undefined;
     let payload: unknown;
-    let hidden = NO_SECRETS;
+    let verifierSecrets = NO_SECRETS;
     try {
-      checkContentHeaders(run.facts);
-      const signature = kind.verifier.readSignature(run.facts, run.receivedAt);
-      body = await run.access.readBody(run.req, settings.maxBodyBytes);
-      const verifying = kind.verifier.verify(signature, body, run.facts);
+      checkContentHeaders(arrival.facts);
+      const signature = protocol.verifier.readSignature(arrival.facts, arrival.receivedAt);
+      body = await arrival.access.readBody(arrival.req, settings.maxBodyBytes);
+      const verifying = protocol.verifier.verify(signature, body, arrival.facts);
       verified = isThenable<Verified>(verifying) ? await verifying : verifying;
       payload = parseJson(body);
-      const facts = { request: run.facts, verified, nowMs: run.receivedAt };
-      const invalid = schemaRefusal(kind.schema, payload, settings.schemaPolicy, this.schemaWarning(run));
+      const facts = { request: arrival.facts, verified, nowMs: arrival.receivedAt };
+      const invalid = schemaRefusal(protocol.schema, payload, settings.schemaPolicy, this.schemaWarning(arrival));
       // The refusal still names its delivery when the payload is well-formed enough to say which.
-      if (invalid !== undefined) delivery = tryCheck(() => kind.check(payload, facts));
+      if (invalid !== undefined) delivery = tryCheck(() => protocol.check(payload, facts));
       if (invalid !== undefined) throw invalid;
-      delivery = kind.check(payload, facts);
-      hidden = kind.verifier.secretsOf(verified.by);
+      delivery = protocol.check(payload, facts);
+      verifierSecrets = protocol.verifier.secretsOf(verified.by);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
       if (claim.state === 'done') return { state: 'duplicate', delivery };
       if (claim.state === 'busy') throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: retryAfter(settings) });
-      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started: run.started, leaseMs: settings.leaseMs, slot: run.slot };
-      const claimedDelivery = { run, delivery, body, claim: held, hidden, kind, settings };
+      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started: arrival.started, leaseMs: settings.leaseMs, slot: arrival.slot };
+      const claimedDelivery = { arrival, delivery, body, claim: held, verifierSecrets, protocol, settings };
       if (handoff !== undefined) {
-        await handOver(claimedDelivery, handoff);
+        await enqueue(claimedDelivery, handoff);
         return { state: 'enqueued', delivery };
       }
       await runHandlersOf(claimedDelivery);
@@ -124,34 +124,34 @@ export class Receiver<S, D extends Delivery> {
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
       const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified: verified !== undefined } : { body, verified: true, payload };
-      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), hidden };
+      return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), verifierSecrets };
     }
   }
 
   /** The one report and the answer. */
-  private finish<R>(run: RequestRun<R>, result: Result): Outcome {
-    const durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
-    const common = { delivery: result.delivery, durationMs, receivedAt: run.receivedAt, inbox: this.parts.handoff !== undefined, trace: run.trace };
+  private finish<R>(arrival: Arrival<R>, result: Result): Outcome {
+    const durationMs = Math.round((performance.now() - arrival.started) * 1000) / 1000;
+    const common = { delivery: result.delivery, durationMs, receivedAt: arrival.receivedAt, inbox: this.parts.handoff !== undefined, trace: arrival.trace };
     if (result.state !== 'rejected') {
       this.parts.report.answered({ ...common, state: result.state });
       return answerOf(result.state);
     }
-    const request = { facts: run.facts, source: run.req, access: run.access as RequestAccess<never> };
-    this.parts.report.answered({ ...common, state: 'rejected', error: result.error, received: result.received, hidden: result.hidden, request });
+    const request = { facts: arrival.facts, source: arrival.req, access: arrival.access as RequestAccess<never> };
+    this.parts.report.answered({ ...common, state: 'rejected', error: result.error, received: result.received, verifierSecrets: result.verifierSecrets, request });
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
-    return answerOf(result.error, !run.access.complete(run.req));
+    return answerOf(result.error, !arrival.access.complete(arrival.req));
   }
 
   /** Under the `warn` policy only, the line that says an authentic delivery failed the schema. */
-  private schemaWarning<R>(run: RequestRun<R>) {
+  private schemaWarning<R>(arrival: Arrival<R>) {
     if (this.parts.settings.schemaPolicy !== 'warn') return undefined;
     return (error: SvcWebhookError, problems: unknown) =>
-      this.parts.settings.logger.warn({ err: error, problems, url: run.access.url(run.req) }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+      this.parts.settings.logger.warn({ err: error, problems, url: arrival.access.url(arrival.req) }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
   }
 }
 
 function shuttingDown(): Result {
-  return { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }), hidden: NO_SECRETS };
+  return { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }), verifierSecrets: NO_SECRETS };
 }
 
 /** The delivery a refused payload names, when its checks pass. */
@@ -165,14 +165,14 @@ function tryCheck<D>(check: () => D): D | undefined {
 
 /** A delivery the receiver claimed: what its handlers (or the inbox) and its claim's end need. */
 export interface Claimed<R, S, D extends Delivery> {
-  readonly run: RequestRun<R>;
+  readonly arrival: Arrival<R>;
   readonly delivery: D;
   readonly body: Uint8Array;
   /** The claim it holds in the de-dup store. */
   readonly claim: Claim;
   /** The verifying board's (bot's) secrets, with a resolver. */
-  readonly hidden: readonly string[];
-  readonly kind: WebhookKind<S, D>;
+  readonly verifierSecrets: readonly string[];
+  readonly protocol: WebhookProtocol<S, D>;
   readonly settings: Settings;
 }
 
@@ -182,16 +182,16 @@ export interface Claimed<R, S, D extends Delivery> {
  * Throws the refusal (`handler_failed`, `handler_timeout`, or a transaction's own) to answer with.
  */
 export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D>): Promise<void> {
-  const { run: r, delivery, settings, claim, hidden } = c;
+  const { arrival: r, delivery, settings, claim, verifierSecrets } = c;
   const { ctx, run: running } = dispatch({
     delivery,
-    route: c.kind.route,
+    route: c.protocol.route,
     scope: { source: r.req, access: r.access, receivedAt: r.receivedAt, logger: settings.logger },
-    secrets: hidden,
+    secrets: verifierSecrets,
     // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
     deadlineMs: Math.max(1, settings.timeoutMs - (performance.now() - r.started)),
     claim,
-    ...(r.trace === undefined ? {} : { wrap: (calls) => r.trace!.handlers(calls, delivery.id, delivery.kind, hidden) }),
+    ...(r.trace === undefined ? {} : { wrap: (calls) => r.trace!.handlers(calls, delivery.id, delivery.kind, verifierSecrets) }),
   });
   const run = isThenable<RunResult>(running) ? await running : running;
   if (run.state === 'timed_out') {
@@ -211,8 +211,8 @@ export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D
  * Inbox mode: hands the delivery to the queue and records it as done; a queue that refuses it
  * (503 `inbox_unavailable`) has its claim released, so that svc's retry may enqueue it.
  */
-export async function handOver<R, S, D extends Delivery>(c: Claimed<R, S, D>, handoff: Handoff<D>): Promise<void> {
-  const { run: r } = c;
+export async function enqueue<R, S, D extends Delivery>(c: Claimed<R, S, D>, handoff: Handoff<D>): Promise<void> {
+  const { arrival: r } = c;
   try {
     await handoff({ delivery: c.delivery, body: c.body, request: r.facts, receivedAt: r.receivedAt, trace: r.trace?.carrier() });
   } catch (err) {
@@ -250,7 +250,7 @@ export class InFlight {
       if (--this.count === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
     };
     return {
-      handOver(work) {
+      keepUntil(work) {
         owned = false;
         void work.catch(() => undefined).finally(leave);
       },

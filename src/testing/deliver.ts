@@ -1,6 +1,6 @@
 import type { Test } from 'supertest';
 import type { App } from 'supertest/types';
-import { DEFAULT_PATHS } from '../webhooks/options';
+import { DEFAULT_PATHS } from '../webhooks/webhook-options';
 import { signBoardEvent, signBotUpdate, type BoardSignOptions, type SignOptions, type SignedDelivery } from './sign-delivery';
 
 /** Options of `deliverBoardEvent` and `deliverBotUpdate`: how the test delivery is signed and where it goes. */

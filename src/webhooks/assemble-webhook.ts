@@ -5,7 +5,7 @@ import type { Delivery } from '../internal/delivery';
 import { DeliveryReport } from '../observe/delivery-report';
 import { Receiver } from '../receive/receiver';
 import type { Settings } from '../receive/settings';
-import type { WebhookKind } from '../receive/webhook-kind';
+import type { WebhookProtocol } from '../receive/webhook-protocol';
 import { commonMethods, type Listeners } from './webhook-methods';
 import { webhookInbox } from './webhook-inbox';
 
@@ -14,7 +14,7 @@ export interface WebhookAssembly<S, D extends Delivery, AnyHandler> {
   /** The middleware's name, as the factory's: `svcBoardWebhook`. */
   readonly name: string;
   readonly settings: Settings;
-  readonly kind: WebhookKind<S, D>;
+  readonly protocol: WebhookProtocol<S, D>;
   /** With the `inbox` option: what a job keeps of a delivery. */
   readonly jobs: JobSource<D> | undefined;
   readonly lists: Listeners<AnyHandler>;
@@ -24,17 +24,17 @@ export interface WebhookAssembly<S, D extends Delivery, AnyHandler> {
  * One webhook: its report, inbox, receiver and Express middleware, with the methods both webhooks
  * share (`onAny`, `onError`, `onDelivery`, `close`, `work`, `receive`, `path`, `forgetSecret`).
  */
-export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, settings, kind, jobs, lists }: WebhookAssembly<S, D, AnyHandler>) {
+export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, settings, protocol, jobs, lists }: WebhookAssembly<S, D, AnyHandler>) {
   const report = new DeliveryReport({
-    webhook: kind.webhook,
+    webhook: protocol.webhook,
     logger: settings.logger,
     lineLogger: settings.lineLogger,
     listeners: lists.deliveryListeners,
     errorHandlers: lists.errorHandlers,
     now: settings.now,
   });
-  const inbox = webhookInbox({ settings, kind, jobs, report });
-  const receiver = new Receiver({ kind, settings, report, handoff: inbox.handoff });
+  const inbox = webhookInbox({ settings, protocol, jobs, report });
+  const receiver = new Receiver({ protocol, settings, report, handoff: inbox.handoff });
   const middleware: Middleware = expressMiddleware(name, receiver);
   return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: settings.flushLog }), {
     path: settings.path,

@@ -7,7 +7,7 @@ import { boardDelivery } from '../validate/board-delivery';
 import { boardVerifier } from '../verify/verify-signature';
 import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
 import { assembleWebhook } from './assemble-webhook';
-import { settings, type BoardWebhookOptions } from './options';
+import { settings, type BoardWebhookOptions } from './webhook-settings';
 import { listeners, type WebhookMiddlewareBase } from './webhook-methods';
 
 /** The board webhook: an Express middleware (also a node:http handler) with its handler registration. */
@@ -26,14 +26,14 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Se
   const config = settings(secretOrOptions, 'board');
   const byType = new HandlerRegistry<BoardHandler<never>>();
   const lists = listeners<BoardHandler<never>>();
-  const kind = {
+  const protocol = {
     webhook: 'board' as const,
     schema: 'board' as const,
     verifier: boardVerifier({ secrets: config.secrets, pattern: config.pattern, toleranceSeconds: config.toleranceSeconds }),
     check: boardDelivery,
     route: boardRoute({ byType, any: lists.any }),
   };
-  const webhook = assembleWebhook({ name: 'svcBoardWebhook', settings: config, kind, jobs: config.inbox && boardJobs(config.inbox), lists }) as unknown as BoardWebhookMiddleware;
+  const webhook = assembleWebhook({ name: 'svcBoardWebhook', settings: config, protocol, jobs: config.inbox && boardJobs(config.inbox), lists }) as unknown as BoardWebhookMiddleware;
   return Object.assign(webhook, {
     on(type: string | readonly string[], handler: BoardHandler<never>) {
       byType.add(type, handler, (t) => {

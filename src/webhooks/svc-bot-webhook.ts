@@ -6,7 +6,7 @@ import type { BotHandler, CommandData } from '../route/handler-types';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
 import { botVerifier } from '../verify/verify-signature';
 import { assembleWebhook } from './assemble-webhook';
-import { settings, type BotWebhookOptions } from './options';
+import { settings, type BotWebhookOptions } from './webhook-settings';
 import { listeners, type WebhookMiddlewareBase } from './webhook-methods';
 
 /** A bot event kind the spec names. */
@@ -33,14 +33,14 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
   const lists = listeners<BotHandler<never>>();
   // A replayed update must not outlive the store's memory of its id.
   const maxAgeMs = Math.min(BOT_UPDATE_MAX_AGE_MS, config.store.retentionMs ?? Number.POSITIVE_INFINITY);
-  const kind = {
+  const protocol = {
     webhook: 'bot' as const,
     schema: 'bot' as const,
     verifier: botVerifier(config.secrets, config.pattern),
     check: botDeliveryCheck(maxAgeMs),
     route: botRoute({ byKind, byCommand, any: lists.any }),
   };
-  const webhook = assembleWebhook({ name: 'svcBotWebhook', settings: config, kind, jobs: config.inbox && botJobs(), lists }) as unknown as BotWebhookMiddleware;
+  const webhook = assembleWebhook({ name: 'svcBotWebhook', settings: config, protocol, jobs: config.inbox && botJobs(), lists }) as unknown as BotWebhookMiddleware;
   return Object.assign(webhook, {
     on(eventKind: string | readonly string[], handler: BotHandler<never>) {
       byKind.add(eventKind, handler, (k) => {

@@ -4,7 +4,7 @@
  */
 import express5 from 'express';
 import { randomUUID } from 'node:crypto';
-import { SPEC_BODY_BYTES } from '../../src/webhooks/options';
+import { SPEC_BODY_BYTES } from '../../src/webhooks/webhook-options';
 import { svcBoardWebhook, svcBotWebhook } from '../../src';
 import { appWith, silentLogger } from '../support/apps';
 import { post } from '../support/post';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError } from '../../../src/errors';
 import type { ErrorContext } from '../../../src/route/handler-types';
-import { settings } from '../../../src/webhooks/options';
+import { settings } from '../../../src/webhooks/webhook-settings';
 import { storeRefusal } from '../../../src/dedup/store-refusal';
 import { boardEvent } from '../../../src/testing/example-events';
 import { boardReceiver, accessOf, codeOf, commitRetriedBeforeClose, deferred, NOW, requestOf, secret, settle, setup } from './receiver-harness';

@@ -3,9 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import pino from 'pino';
 import type { ClaimResult, DeliveryStore } from '../../../src/dedup/delivery-store';
 import { memoryStore } from '../../../src/dedup/memory-store';
-import type { BoardWebhookOptions } from '../../../src/webhooks/options';
+import type { BoardWebhookOptions } from '../../../src/webhooks/webhook-settings';
 import type { DeliveryRecord, ErrorHandler } from '../../../src/route/handler-types';
-import { settings } from '../../../src/webhooks/options';
+import { settings } from '../../../src/webhooks/webhook-settings';
 import type { BoardDelivery } from '../../../src/internal/delivery';
 import { DeliveryReport } from '../../../src/observe/delivery-report';
 import type { Settings } from '../../../src/receive/settings';
@@ -71,7 +71,7 @@ export function recordingStore() {
 
 /** The board webhook's receiver over `config`, as svcBoardWebhook assembles it. */
 export function boardReceiver(config: Settings, parts: Omit<Setup, 'options'> & { byType?: HandlerRegistry<BoardHandler<never>>; any?: BoardHandler<never>[] } = {}) {
-  const kind = {
+  const protocol = {
     webhook: 'board' as const,
     schema: 'board' as const,
     verifier: boardVerifier({ secrets: config.secrets, pattern: config.pattern, toleranceSeconds: config.toleranceSeconds }),
@@ -79,7 +79,7 @@ export function boardReceiver(config: Settings, parts: Omit<Setup, 'options'> & 
     route: boardRoute({ byType: parts.byType ?? new HandlerRegistry(), any: parts.any ?? [] }),
   };
   const report = new DeliveryReport({ webhook: 'board', logger: config.logger, lineLogger: config.lineLogger, listeners: parts.listeners ?? [], errorHandlers: parts.errorHandlers ?? [], now: config.now });
-  return new Receiver({ kind, settings: config, report, handoff: parts.handoff });
+  return new Receiver({ protocol, settings: config, report, handoff: parts.handoff });
 }
 
 export interface Setup {

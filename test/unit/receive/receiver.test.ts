@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError } from '../../../src/errors';
 import type { DeliveryRecord } from '../../../src/route/handler-types';
-import { settings } from '../../../src/webhooks/options';
+import { settings } from '../../../src/webhooks/webhook-settings';
 import { boardEvent } from '../../../src/testing/example-events';
 import { boardReceiver, NOW, accessOf, codeOf, deferred, requestOf, secret, settle, setup } from './receiver-harness';
 

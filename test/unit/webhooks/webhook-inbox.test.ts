@@ -1,4 +1,4 @@
-import type { Settings } from '../../../src/webhooks/options';
+import type { Settings } from '../../../src/webhooks/webhook-settings';
 import type { InboxSettings } from '../../../src/inbox/inbox-options';
 import { InboxProducer } from '../../../src/inbox/inbox-producer';
 import { startWorker } from '../../../src/receive/inbox-worker';
@@ -7,7 +7,7 @@ import type { JobSource } from '../../../src/inbox/accepted-delivery';
 import { webhookInbox } from '../../../src/webhooks/webhook-inbox';
 import type { Delivery } from '../../../src/internal/delivery';
 import type { DeliveryReport } from '../../../src/observe/delivery-report';
-import type { WebhookKind } from '../../../src/receive/webhook-kind';
+import type { WebhookProtocol } from '../../../src/receive/webhook-protocol';
 
 /**
  * What a webhook middleware gets from its inbox option, with the producer, the worker and the
@@ -30,10 +30,10 @@ const logger = { the: 'logger' };
 const lookup = jest.fn();
 const config = (withInbox: boolean) =>
   ({ ...(withInbox ? { inbox } : {}), logger, abandonAfterMs: 12_345, secrets: { lookup } }) as unknown as Settings;
-const kind = { webhook: 'bot' } as WebhookKind<unknown, Delivery>;
+const protocol = { webhook: 'bot' } as WebhookProtocol<unknown, Delivery>;
 const jobs: JobSource<Delivery> = { jobOf: jest.fn() };
 const report = { the: 'report' } as unknown as DeliveryReport;
-const inboxOf = (settings: Settings, given: JobSource<Delivery> | undefined) => webhookInbox({ settings, kind, jobs: given, report });
+const inboxOf = (settings: Settings, given: JobSource<Delivery> | undefined) => webhookInbox({ settings, protocol, jobs: given, report });
 
 beforeEach(() => {
   producers.length = 0;
@@ -54,11 +54,11 @@ describe('a webhook\'s inbox', () => {
       expect(made.handoff).toBe(producers[0]!.handoff);
     });
 
-    it('starts a worker with the inbox, the webhook kind, the settings, the report and the work options', () => {
+    it('starts a worker with the inbox, the webhook protocol, the settings, the report and the work options', () => {
       const options = { concurrency: 3 };
       expect(inboxOf(config(true), jobs).work(options)).toEqual({ the: 'worker' });
       expect(startWorker).toHaveBeenCalledTimes(1);
-      expect(startWorker).toHaveBeenCalledWith({ inbox, kind, settings: config(true), report }, options);
+      expect(startWorker).toHaveBeenCalledWith({ inbox, protocol, settings: config(true), report }, options);
     });
 
     it('closes by closing its producer, and waits for it', async () => {

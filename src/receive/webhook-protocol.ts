@@ -9,7 +9,7 @@ import type { Verifier } from '../verify/verify-signature';
  * verified, which schema it meets, the checks after parsing, and how it is routed. The pipeline
  * around them is shared.
  */
-export interface WebhookKind<S, D extends Delivery> {
+export interface WebhookProtocol<S, D extends Delivery> {
   readonly webhook: 'board' | 'bot';
   readonly schema: SchemaName;
   readonly verifier: Verifier<S>;

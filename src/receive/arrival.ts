@@ -2,7 +2,7 @@ import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import type { DeliveryTrace } from '../observe/telemetry';
 
 /** One request on its way through the pipeline. */
-export interface RequestRun<R> {
+export interface Arrival<R> {
   readonly req: R;
   readonly access: RequestAccess<R>;
   readonly facts: RequestFacts;
@@ -18,7 +18,7 @@ export interface RequestRun<R> {
 /** One delivery's place among those in flight. */
 export interface Slot {
   /** The delivery goes on after its answer (a commit retried, handlers past their deadline): it counts until `work` settles. */
-  handOver(work: Promise<unknown>): void;
+  keepUntil(work: Promise<unknown>): void;
   /** The delivery is done (unless it was handed over). */
   release(): void;
 }
