@@ -16,7 +16,7 @@ export interface ExampleServer {
 
 /**
  * Starts the example server on a free port, on the development secrets unless `env` sets them, and
- * resolves once it has logged that it listens and printed its commands (the last is the board ping's).
+ * resolves once it has logged that it listens and printed its commands whole (the last is the board ping's).
  */
 export function startExampleServer(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ExampleServer> {
   const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
@@ -46,7 +46,9 @@ export function startExampleServer(env: Record<string, string> = {}, timeoutMs =
     }, timeoutMs);
     const check = setInterval(() => {
       const listening = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (listening === undefined || !/^id=/m.test(out)) return;
+      // The board ping's command is the last line of the hints, printed whole: a chunk of the pipe
+      // may end inside it, so wait for its end (and the newline after it).
+      if (listening === undefined || !/^id=.*--data-binary "\$body"\n/m.test(out)) return;
       clearInterval(check);
       clearTimeout(timer);
       resolve(server(JSON.parse(listening).url as string));
