@@ -47,7 +47,7 @@ export type OwnFailures = WeakSet<Error>;
  * keeps as the job's last error.
  */
 export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, own: OwnFailures) {
-  const { inbox, protocol, settings, report, telemetry, order, wake } = parts;
+  const { inbox, settings, report, telemetry, order, wake } = parts;
   return async (job: Job<InboxJob>, token?: string): Promise<void> => {
     const data = job.data;
     const jobId = job.id!;
