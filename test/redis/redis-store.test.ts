@@ -195,8 +195,8 @@ describe('redis store (against a real redis-server)', () => {
     const cleared = new Set<unknown>();
     const realSet = global.setTimeout;
     const realClear = global.clearTimeout;
-    const setSpy = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number, ...rest: unknown[]) => {
-      const timer = realSet(fn, ms, ...rest);
+    const setSpy = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: (...args: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
+      const timer = realSet(fn, ms, ...(rest as []));
       if (ms === 60_000) started.add(timer);
       return timer;
     }) as typeof setTimeout);
