@@ -6,8 +6,10 @@
  * incremental record, so `npm run mutate` there would retest all of the core, which takes longer
  * than CI may. Fails, as a full run does, when the changed files score below the threshold.
  *
- *   node scripts/mutate-changed.mjs            mutate the changed core files (CI)
- *   node scripts/mutate-changed.mjs --record   after a run over the whole core: record the files as it saw them
+ *   node scripts/mutate-changed.mjs                   mutate the changed core files (CI)
+ *   node scripts/mutate-changed.mjs --record          after a run over the whole core: record the files as it saw them
+ *   node scripts/mutate-changed.mjs --record a.ts …   after a run over some files: record those alone (their
+ *                                                     content now must be what the run mutated)
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -34,8 +36,21 @@ function coreFiles() {
 }
 
 if (process.argv.includes('--record')) {
-  writeFileSync(RECORD, `${JSON.stringify({ files: coreFiles() }, null, 2)}\n`);
-  console.log(`mutate-changed: recorded ${Object.keys(coreFiles()).length} core files in ${relative(root, RECORD)}`);
+  const named = process.argv.slice(process.argv.indexOf('--record') + 1);
+  const now = coreFiles();
+  let files = now;
+  if (named.length > 0) {
+    const unknown = named.filter((file) => !(file in now));
+    if (unknown.length > 0) {
+      console.error(`mutate-changed: not core files of src/: ${unknown.join(', ')}`);
+      process.exit(2);
+    }
+    // The record as it was, less the files that no longer exist, with the named files as they are now.
+    const kept = JSON.parse(readFileSync(RECORD, 'utf8')).files;
+    files = Object.fromEntries(Object.entries({ ...kept, ...Object.fromEntries(named.map((file) => [file, now[file]])) }).filter(([file]) => file in now).sort(([a], [b]) => a.localeCompare(b)));
+  }
+  writeFileSync(RECORD, `${JSON.stringify({ files }, null, 2)}\n`);
+  console.log(`mutate-changed: recorded ${named.length > 0 ? named.length : Object.keys(files).length} core file(s) in ${relative(root, RECORD)}`);
   process.exit(0);
 }
 
