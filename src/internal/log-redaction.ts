@@ -1,5 +1,5 @@
 import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
-import { SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from './logger';
+import { GuardedLogger, SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from './logger';
 import { redactSecrets } from './redact-secrets';
 
 /**
@@ -71,6 +71,13 @@ export const NO_SECRETS: readonly string[] = Object.freeze([]);
  */
 export function childDropping(logger: WebhookLogger, bindings: Bindings, secrets: readonly string[]): WebhookLogger {
   if (logger === SILENT_LOGGER) return logger;
+  if (logger instanceof GuardedLogger) {
+    try {
+      return new GuardedLogger(childDropping(logger.inner, bindings, secrets));
+    } catch {
+      return logger;
+    }
+  }
   if (logger instanceof SinkLogger) {
     const child = logger.child(bindings);
     return secrets.length === 0 ? child : child.scrubbing((inner) => alsoDropping(inner, secrets));
