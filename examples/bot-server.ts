@@ -49,7 +49,7 @@ if (onDevSecrets && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
 // this machine, only to whoever holds the access token.
 const inspectorMode = process.env.SVC_INSPECTOR === 'off' ? 'off' : process.env.SVC_INSPECTOR === 'token' || !(host === 'localhost' || isLoopbackAddress(host)) ? 'token' : 'loopback';
 const access = inspectorMode === 'token' ? accessTokenFile() : undefined;
-const inspector = inspectorMode === 'off' ? undefined : deliveryInspector(access === undefined ? {} : { accessToken: access.token });
+const inspector = inspectorMode === 'off' ? undefined : deliveryInspector(access === undefined ? { logger } : { accessToken: access.token, logger });
 const record = (r: Parameters<NonNullable<typeof inspector>['add']>[0]): void => inspector?.add(r);
 
 const board = svcBoardWebhook({ secret: boardSecret, logger })
@@ -129,7 +129,8 @@ function shellQuote(text: string): string {
  * signed here: the commands read the secret from the environment when they run.
  */
 function printHints(base: string): void {
-  const lines = ['', inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off)` : 'The delivery inspector is off.', ''];
+  const through = access === undefined ? '; behind a proxy or tunnel, SVC_INSPECTOR=token' : '';
+  const lines = ['', inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off${through})` : 'The delivery inspector is off.', ''];
   if (access !== undefined) {
     lines.splice(2, 0, `The inspector needs its access token: it is in ${access.file} (readable by you only). Enter it on the page, or send "Authorization: Bearer <token>".`);
   }

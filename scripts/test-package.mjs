@@ -115,7 +115,8 @@ function checkTarball(files) {
     'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts',
     'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json', 'sql/postgres-store.sql',
   ];
-  required.push('dist/web.mjs', 'dist/web.d.mts', 'LICENSE');
+  // The README's links work in node_modules: the pages it links to are shipped beside it.
+  required.push('dist/web.mjs', 'dist/web.d.mts', 'LICENSE', 'README.md', 'CHANGELOG.md', 'docs/errors.md', 'docs/testing.md');
   const missing = required.filter((p) => !paths.has(p));
   if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(', ')}`);
   const tests = [...paths].filter((p) => p.startsWith('test/') || p.startsWith('bench/') || p.startsWith('examples/'));

@@ -34,6 +34,8 @@ export interface DeliveryInspectorOptions {
   accessToken?: string;
   /** How many live event streams may be open at once; more are answered 503. Default 8. */
   maxClients?: number;
+  /** Where refusals that need the operator (a request through a proxy without a token) are logged. */
+  logger?: { warn(fields: object, message: string): void };
 }
 
 /** The fields of a DeliveryRecord the page keeps: never its headers, payload or queue details. */
@@ -134,7 +136,7 @@ export function deliveryInspector(options: DeliveryInspectorOptions = {}): Deliv
 
   const router = express.Router();
   // Only this machine (or the holder of the access token) may read it.
-  router.use(inspectorAccess({ path, allowedHosts: options.allowedHosts ?? [], accessToken: options.accessToken }));
+  router.use(inspectorAccess({ path, allowedHosts: options.allowedHosts ?? [], accessToken: options.accessToken, logger: options.logger }));
   router.get(path, (_req: Request, res: Response) => {
     // The page loads only its own script and style, so even a rendering bug cannot run injected code.
     res.set({

@@ -3,7 +3,10 @@
  *
  * - without an access token: connections made to a loopback address of this machine whose Host is
  *   this machine's name (or one listed in `allowedHosts`), so neither another machine (whatever
- *   Host it sends) nor a web page through DNS rebinding can read it;
+ *   Host it sends) nor a web page through DNS rebinding can read it. A proxy or tunnel on this
+ *   machine connects over loopback too, and nginx rewrites Host to the upstream's by default, so a
+ *   request that says it was forwarded (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`) is refused:
+ *   behind a proxy the inspector needs its token;
  * - with an access token: requests that carry it, in an `Authorization: Bearer` header or in the
  *   cookie that the page's form sets. Never in a URL: URLs end up in access logs and histories.
  */
@@ -20,7 +23,13 @@ export interface InspectorAccessOptions {
   readonly allowedHosts: readonly string[];
   /** The token every request must carry; undefined: loopback connections only. */
   readonly accessToken: string | undefined;
+  /** Where a refused forwarded request is reported (at most once a minute). */
+  readonly logger?: { warn(fields: object, message: string): void } | undefined;
 }
+
+/** The headers a proxy or tunnel adds to say for whom it connects. */
+export const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+const FORWARDED_LOG_INTERVAL_MS = 60_000;
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -37,7 +46,17 @@ export function inspectorAccess(options: InspectorAccessOptions): Router {
   const { path, accessToken } = options;
   if (accessToken === undefined) {
     const hosts = new Set([...LOOPBACK_HOSTS, ...options.allowedHosts.map((h) => h.toLowerCase())]);
+    let loggedAt = Number.NEGATIVE_INFINITY;
     router.use(path, (req: Request, res: Response, next: NextFunction) => {
+      const forwarded = FORWARDING_HEADERS.find((name) => req.headers[name] !== undefined);
+      if (forwarded !== undefined) {
+        if (Date.now() - loggedAt >= FORWARDED_LOG_INTERVAL_MS) {
+          loggedAt = Date.now();
+          options.logger?.warn({ header: forwarded }, `inspector: refused a request forwarded by a proxy or tunnel (${forwarded}): it may come from another machine. Behind a proxy, turn on the access token (the example server: SVC_INSPECTOR=token)`);
+        }
+        res.status(403).type('text/plain').send('inspector: refuses requests forwarded by a proxy or tunnel unless it runs with an access token (the example server: SVC_INSPECTOR=token)\n');
+        return;
+      }
       if (isLoopbackAddress(req.socket.localAddress) && hosts.has(hostName(req.headers.host))) {
         next();
         return;

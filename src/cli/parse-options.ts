@@ -25,11 +25,23 @@ function refuseTokenFlag(args: readonly string[]): void {
 }
 
 /**
+ * Commands that register a webhook's secret with svc take it from a file or the environment only: a
+ * value on the command line is visible to every user of the machine in process lists (`ps`) and
+ * stays in shell history. The value is never echoed.
+ */
+function refuseSecretFlag(args: readonly string[]): void {
+  if (args.some((arg) => arg === '--secret' || arg.startsWith('--secret='))) {
+    throw usageError('--secret is not accepted here: a secret on the command line is visible in process lists (ps) and stays in shell history; write it to a file and pass --secret-file <file>, or set SVC_WEBHOOK_SECRET');
+  }
+}
+
+/**
  * util.parseArgs that accepts `--help` on every command (the runner answers it), its errors turned
  * into one-line usage errors that name the option but never echo a value.
  */
 export function parseOptions<O extends OptionsConfig>(command: string, args: readonly string[], options: O): Parsed<O> {
   refuseTokenFlag(args);
+  if (!('secret' in options)) refuseSecretFlag(args);
   try {
     const { values, positionals } = parseArgs({
       args: [...args],

@@ -46,7 +46,8 @@ export function requiredSecret(io: CliIo, sources: SecretSources): string {
   const secret = optionalSecret(io, sources);
   if (secret === undefined) {
     const env = sources.envName === undefined ? '' : `, or set ${sources.envName}`;
-    throw usageError(`the webhook secret is required: pass --secret or --secret-file${env}`);
+    const flags = 'value' in sources ? '--secret or --secret-file' : '--secret-file <file>';
+    throw usageError(`the webhook secret is required: pass ${flags}${env}`);
   }
   return secret;
 }

@@ -35,15 +35,14 @@ export const SETUP_OPTIONS = {
   'base-url': { type: 'string' },
   'token-file': { type: 'string' },
   url: { type: 'string' },
-  secret: { type: 'string' },
   'secret-file': { type: 'string' },
   json: { type: 'boolean' },
   'allow-insecure-http': { type: 'boolean' },
 } as const;
 
-/** --url and --secret configure a webhook, so only `set` takes them. */
-export function refuseSetOnlyOptions(command: string, action: string, values: { url?: unknown; secret?: unknown; 'secret-file'?: unknown }): void {
-  if (action !== 'set' && (values.url !== undefined || values.secret !== undefined || values['secret-file'] !== undefined)) {
-    throw usageError(`--url and --secret belong to ${command} set, not ${action}`);
+/** --url and --secret-file configure a webhook, so only `set` takes them. */
+export function refuseSetOnlyOptions(command: string, action: string, values: { url?: unknown; 'secret-file'?: unknown }): void {
+  if (action !== 'set' && (values.url !== undefined || values['secret-file'] !== undefined)) {
+    throw usageError(`--url and --secret-file belong to ${command} set, not ${action}`);
   }
 }

@@ -17,7 +17,7 @@ export const clientErrorCodes = [
   'rate_limited',
   /** svc answered with another non-2xx status, or with a redirect (not followed); a 503 may carry `retryAfter`. */
   'svc_api_error',
-  /** svc answered 2xx, but not with the JSON the route returns. */
+  /** svc answered 2xx, but not with the JSON the route returns, or with a body over 4 MiB (not read further). */
   'invalid_response',
   /** No answer: the connection failed. */
   'network_error',

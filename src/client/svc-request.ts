@@ -1,4 +1,5 @@
 import { redactSecrets } from '../internal/redact-secrets';
+import { boundedText, MAX_ANSWER_BYTES } from './bounded-text';
 import { SvcClientError } from './svc-client-error';
 
 export interface SvcRequest {
@@ -38,7 +39,7 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
   if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
   const url = routeUrl(transport.baseUrl, request.path);
   let response: Response;
-  let text: string;
+  let text: string | undefined;
   try {
     response = await transport.fetch(url, {
       method: request.method,
@@ -47,12 +48,16 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
       redirect: 'manual',
       signal: AbortSignal.timeout(transport.timeoutMs),
     });
-    text = await response.text();
+    text = await boundedText(response, MAX_ANSWER_BYTES);
   } catch (err) {
     throw transportError(err, request, transport.timeoutMs);
   }
   const where = `${request.method} ${request.path}`;
-  if (response.status < 200 || response.status > 299) throw statusError(response, text, where, request);
+  // An error's oversized body is only not shown: its status still says what went wrong.
+  if (response.status < 200 || response.status > 299) throw statusError(response, text ?? '', where, request);
+  if (text === undefined) {
+    throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body over ${MAX_ANSWER_BYTES} bytes; its answers are far smaller, check the base url`, { status: response.status });
+  }
   if (text.trim() === '') return { status: response.status, json: undefined };
   try {
     return { status: response.status, json: JSON.parse(text) as unknown };

@@ -51,11 +51,16 @@ const MIN_CAPACITY = 1024;
 /**
  * An insert-only set of 128-bit keys: open addressing with linear probing over one Uint32Array,
  * grown by doubling at 3/4 load. The all-zero key marks an empty slot, so it is kept in a flag.
+ *
+ * A key's slot comes from a hash keyed with random multipliers drawn when the table is made: the
+ * ids are chosen by whoever can sign a delivery, and with a fixed hash they could choose ids that
+ * all land in one run of slots, turning each lookup into a walk over all of them.
  */
 export class IdTable {
   private slots = new Uint32Array(MIN_CAPACITY * 4);
   private mask = MIN_CAPACITY - 1;
   private hasZero = false;
+  private readonly seed = randomSeed();
   size = 0;
 
   /** Bytes held by the table's storage. */
@@ -66,10 +71,21 @@ export class IdTable {
   has(w: Uint32Array): boolean {
     if (isZero(w)) return this.hasZero;
     const slots = this.slots;
-    for (let i = slotOf(w, this.mask); ; i = (i + 1) & this.mask) {
+    for (let i = this.slotOf(w, this.mask); ; i = (i + 1) & this.mask) {
       const o = i * 4;
       if (slots[o] === w[0] && slots[o + 1] === w[1] && slots[o + 2] === w[2] && slots[o + 3] === w[3]) return true;
       if (slots[o] === 0 && slots[o + 1] === 0 && slots[o + 2] === 0 && slots[o + 3] === 0) return false;
+    }
+  }
+
+  /** How many slots a lookup of `w` reads (1: its own slot). A long run is a pile-up. */
+  probes(w: Uint32Array): number {
+    const slots = this.slots;
+    let read = 1;
+    for (let i = this.slotOf(w, this.mask); ; i = (i + 1) & this.mask, read++) {
+      const o = i * 4;
+      if (slots[o] === w[0] && slots[o + 1] === w[1] && slots[o + 2] === w[2] && slots[o + 3] === w[3]) return read;
+      if (slots[o] === 0 && slots[o + 1] === 0 && slots[o + 2] === 0 && slots[o + 3] === 0) return read;
     }
   }
 
@@ -84,7 +100,7 @@ export class IdTable {
   }
 
   private insert(slots: Uint32Array, mask: number, w: ArrayLike<number>): boolean {
-    for (let i = slotOf(w, mask); ; i = (i + 1) & mask) {
+    for (let i = this.slotOf(w, mask); ; i = (i + 1) & mask) {
       const o = i * 4;
       if (slots[o] === 0 && slots[o + 1] === 0 && slots[o + 2] === 0 && slots[o + 3] === 0) {
         slots[o] = w[0]!;
@@ -110,17 +126,26 @@ export class IdTable {
     this.slots = slots;
     this.mask = mask;
   }
+
+  /**
+   * Multiply-add-shift over the four words with the table's random odd multipliers: for any two
+   * keys, the chance that they share a slot is about 2 / capacity, whatever keys were chosen. The
+   * slot is the top bits of the sum (its low bits depend on the low bits of the words only).
+   */
+  private slotOf(w: ArrayLike<number>, mask: number): number {
+    const s = this.seed;
+    const h = Math.imul(w[0]!, s[0]!) + Math.imul(w[1]!, s[1]!) + Math.imul(w[2]!, s[2]!) + Math.imul(w[3]!, s[3]!) + s[4]!;
+    return (h >>> (Math.clz32(mask + 1) + 1)) & mask;
+  }
 }
 
 function isZero(w: Uint32Array): boolean {
   return w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0;
 }
 
-// UUID v4 bits are random but v7 and hashed ids are not uniform in every word: mix all four.
-function slotOf(w: ArrayLike<number>, mask: number): number {
-  let h = Math.imul(w[0]! ^ Math.imul(w[1]!, 0x9e3779b1), 0x85ebca6b);
-  h ^= Math.imul(w[2]! ^ (h >>> 15), 0xc2b2ae35);
-  h ^= w[3]! ^ (h >>> 13);
-  h = Math.imul(h ^ (h >>> 16), 0x27d4eb2f);
-  return (h ^ (h >>> 15)) & mask;
+/** Four odd multipliers and an addend, from the runtime's cryptographic random source. */
+function randomSeed(): Uint32Array {
+  const seed = globalThis.crypto.getRandomValues(new Uint32Array(5));
+  for (let i = 0; i < 4; i++) seed[i]! |= 1;
+  return seed;
 }

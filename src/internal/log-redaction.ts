@@ -1,5 +1,5 @@
 import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
-import { SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from './logger';
+import { GuardedLogger, SILENT_LOGGER, SinkLogger, type LineScrub, type WebhookLogger } from './logger';
 import { redactSecrets } from './redact-secrets';
 
 /**
@@ -31,6 +31,8 @@ export const REDACT_PATHS = [
   'req.rawHeaders',
 ];
 const MAX_DEPTH = 10;
+/** What `scrubHeld` answers for a value that holds its content in own fields. */
+const NOT_HELD = Symbol('not held');
 
 export interface RedactingOptions {
   formatters: { log(object: object): object; bindings(bindings: object): object };
@@ -71,6 +73,13 @@ export const NO_SECRETS: readonly string[] = Object.freeze([]);
  */
 export function childDropping(logger: WebhookLogger, bindings: Bindings, secrets: readonly string[]): WebhookLogger {
   if (logger === SILENT_LOGGER) return logger;
+  if (logger instanceof GuardedLogger) {
+    try {
+      return new GuardedLogger(childDropping(logger.inner, bindings, secrets));
+    } catch {
+      return logger;
+    }
+  }
   if (logger instanceof SinkLogger) {
     const child = logger.child(bindings);
     return secrets.length === 0 ? child : child.scrubbing((inner) => alsoDropping(inner, secrets));
@@ -84,7 +93,8 @@ export function childDropping(logger: WebhookLogger, bindings: Bindings, secrets
  * to the fields and to the message.
  */
 export function lineScrub(secrets: readonly string[]): LineScrub {
-  const scrub = scrubber(secrets);
+  // console and winston show symbol-keyed fields, which pino's JSON never writes.
+  const scrub = scrubber(secrets, { dropSymbols: true });
   return { fields: (fields) => scrub(fields, 0) as Record<string, unknown>, message: textScrubber(secrets) };
 }
 
@@ -124,7 +134,7 @@ export function scrubbedError<E extends Error>(error: E, secrets: readonly strin
   return error;
 }
 
-function scrubber(secrets: readonly string[]): (value: unknown, depth: number) => unknown {
+function scrubber(secrets: readonly string[], how: { dropSymbols: boolean } = { dropSymbols: false }): (value: unknown, depth: number) => unknown {
   const text = textScrubber(secrets);
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return text(value);
@@ -137,6 +147,8 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
   /** An object as JSON writes it: `toJSON`'s answer, or its own fields. Left as it is when nothing in it changes. */
   const scrubObject = (value: object, depth: number): unknown => {
     try {
+      const held = scrubHeld(value, depth);
+      if (held !== NOT_HELD) return held;
       const toJSON = (value as { toJSON?: unknown }).toJSON;
       if (typeof toJSON === 'function') {
         const json = (toJSON as (key: string) => unknown).call(value, '');
@@ -153,6 +165,29 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
     } catch {
       return UNREADABLE;
     }
+  };
+  /**
+   * Values whose content is not in own fields, which console and winston still show (Node's inspect
+   * reads their internal slots): they are rendered as what they hold, scrubbed; bytes by their size.
+   */
+  const scrubHeld = (value: object, depth: number): unknown => {
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return `[${value.constructor.name}: ${value.byteLength} bytes]`;
+    if (value instanceof Map) return scrubEntries(value, depth);
+    if (value instanceof Set) return scrubArray([...value], depth);
+    const web = globalThis as { Headers?: typeof Headers; Request?: typeof Request; Response?: typeof Response };
+    if (web.Headers !== undefined && value instanceof web.Headers) return scrubEntries(value, depth);
+    if (web.Request !== undefined && value instanceof web.Request) return { method: value.method, url: scrub(value.url, depth + 1), headers: scrubEntries(value.headers, depth + 1) };
+    if (web.Response !== undefined && value instanceof web.Response) return { status: value.status, headers: scrubEntries(value.headers, depth + 1) };
+    return NOT_HELD;
+  };
+  /** A Map's or Headers' entries as fields: a name like a credential's hides its value. */
+  const scrubEntries = (entries: Iterable<[unknown, unknown]>, depth: number): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of entries) {
+      const name = String(key);
+      put(out, text(name), SENSITIVE_KEYS.has(name.toLowerCase()) ? REDACTED : scrub(item, depth + 1));
+    }
+    return out;
   };
   /** An object's own fields, names and values scrubbed; copied only once something in it changes (most lines hold nothing to drop). */
   const scrubFields = (value: object, depth: number): unknown => {
@@ -171,6 +206,8 @@ function scrubber(secrets: readonly string[]): (value: unknown, depth: number) =
       }
       put(out, name, next);
     }
+    // Symbol-keyed fields are dropped, as JSON (and so pino) drops them.
+    if (how.dropSymbols && out === undefined && Object.getOwnPropertySymbols(source).length > 0) return Object.fromEntries(keys.map((k) => [k, source[k]]));
     return out ?? value;
   };
   const scrubArray = (list: readonly unknown[], depth: number): readonly unknown[] => {

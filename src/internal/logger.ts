@@ -106,6 +106,43 @@ export function consoleJsonSink(): LineSink {
 
 const NOTHING = (): void => undefined;
 
+/**
+ * A user's logger behind one guard: a line it throws on is lost, never a delivery's answer, a
+ * watcher's polling or the process (a `warn` thrown from a response's `finish` event would be an
+ * uncaught exception). Made once at setup around the webhook's or the watcher's logger; its
+ * children are guarded too.
+ */
+export class GuardedLogger implements WebhookLogger {
+  constructor(readonly inner: WebhookLogger) {}
+
+  // Every argument passes: pino interpolates `%s` from those after the message.
+  readonly debug: LogFn = (...args: unknown[]) => this.call('debug', args);
+  readonly info: LogFn = (...args: unknown[]) => this.call('info', args);
+  readonly warn: LogFn = (...args: unknown[]) => this.call('warn', args);
+  readonly error: LogFn = (...args: unknown[]) => this.call('error', args);
+
+  child(bindings: Record<string, unknown>): WebhookLogger {
+    try {
+      return new GuardedLogger(this.inner.child(bindings));
+    } catch {
+      return this;
+    }
+  }
+
+  private call(level: LogLevel, args: unknown[]): void {
+    try {
+      Reflect.apply(this.inner[level], this.inner, args);
+    } catch {
+      // The logger failed: there is nowhere left to report that, and the line's work goes on.
+    }
+  }
+}
+
+/** `logger` behind the guard (once: a guarded or the silent logger is returned as it is). */
+export function guarded(logger: WebhookLogger): WebhookLogger {
+  return logger instanceof GuardedLogger || logger === SILENT_LOGGER ? logger : new GuardedLogger(logger);
+}
+
 /** `logger: false`: nothing is logged. */
 export const SILENT_LOGGER: WebhookLogger = {
   debug: NOTHING,

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { REDACT_PATHS, lineScrub, redactingLogOptions } from './log-redaction';
-import { SILENT_LOGGER, SinkLogger, consoleJsonSink, isLoggerLike, isPinoLogger, loggerSink, type LoggerLike, type WebhookLogger } from './logger';
+import { SILENT_LOGGER, SinkLogger, consoleJsonSink, guarded, isLoggerLike, isPinoLogger, loggerSink, type LoggerLike, type WebhookLogger } from './logger';
 import { kindOf } from './option-table';
 
 /** What the `logger` option takes: a pino logger, any object with info/warn/error, or false for none. */
@@ -66,13 +66,13 @@ export function webhookLoggers(option: LoggerOption | undefined, webhook: 'board
   if (isPinoLogger(parent)) {
     const pinoParent = parent as Logger;
     return {
-      logger: pinoParent.child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) }),
-      lineLogger: pinoParent.child({ webhook }),
+      logger: guarded(pinoParent.child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) })),
+      lineLogger: guarded(pinoParent.child({ webhook })),
       flush: () => flushPino(pinoParent),
     };
   }
   const sink = parent === CONSOLE_DEFAULT ? consoleJsonSink() : loggerSink(parent as LoggerLike);
-  const logger = new SinkLogger(sink, lineScrub(secrets), { webhook });
+  const logger = guarded(new SinkLogger(sink, lineScrub(secrets), { webhook }));
   return { logger, lineLogger: logger, flush: () => Promise.resolve() };
 }
 
@@ -93,7 +93,7 @@ function flushPino(logger: Logger): Promise<void> {
 export function scrubbedLogger(option: LoggerOption | undefined, bindings: Record<string, unknown>, secrets: readonly string[]): WebhookLogger {
   if (option === false) return SILENT_LOGGER;
   const parent = option ?? fallbackLogger();
-  if (isPinoLogger(parent)) return (parent as Logger).child(bindings, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) });
+  if (isPinoLogger(parent)) return guarded((parent as Logger).child(bindings, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) }));
   const sink = parent === CONSOLE_DEFAULT ? consoleJsonSink() : loggerSink(parent as LoggerLike);
-  return new SinkLogger(sink, lineScrub(secrets), bindings);
+  return guarded(new SinkLogger(sink, lineScrub(secrets), bindings));
 }

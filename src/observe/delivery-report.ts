@@ -6,7 +6,7 @@ import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import { RequestScope } from '../internal/request-scope';
 import { safeError } from '../internal/safe-error';
 import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from './delivery-record';
-import { isExpectedRefusal, RefusalLog } from './refusal-log';
+import { isCountedRefusal, RefusalLog } from './refusal-log';
 import type { DeliveryTrace } from './telemetry';
 
 /** Where a webhook's outcomes are reported. */
@@ -97,13 +97,12 @@ export class DeliveryReport {
     }
     const { error } = a;
     const fields = { deliveryId: delivery?.id, kind: delivery?.kind, outcome: a.state, durationMs: a.durationMs, queue };
-    if (error.status >= 500) {
+    // An expected refusal is one line without a stack trace, rate-limited per code.
+    if (isCountedRefusal(error)) this.refusals.refused(error, a.request.facts, fields);
+    else if (error.status >= 500) {
       // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
       childDropping(this.parts.logger, {}, a.verifierSecrets).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
-    }
-    // An expected refusal is one line without a stack trace, rate-limited per code.
-    else if (isExpectedRefusal(error)) this.refusals.refused(error, a.request.facts, fields);
-    else this.parts.logger.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
+    } else this.parts.logger.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
     a.trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
     this.tell(() => refusalRecord({ ...fields, webhook: this.parts.webhook, receivedAt: a.receivedAt }, error, a.received));
     if (this.parts.errorHandlers.length > 0) {

@@ -3,15 +3,23 @@ import { printable } from '../internal/printable';
 
 /** At most one line per request path per interval. */
 export const MISROUTE_LOG_INTERVAL_MS = 60_000;
-// Paths a sender (or a scanner) posts to are not bounded: the oldest are forgotten first.
-const MAX_PATHS = 1_000;
+/**
+ * And at most this many lines per interval over all paths: any request may carry the signature
+ * header, so a scanner posting to many paths must not write a line for each.
+ */
+export const MAX_MISROUTE_LINES = 10;
 
 /**
  * A signed delivery that reached a webhook but matched no path, and was answered 404: without this
  * line a wrong mount or `path` loses every delivery in silence, until svc disables the webhook.
  */
 export class MisrouteLog {
+  // Each path's last line, oldest first: only this interval's lines are kept, so at most MAX_MISROUTE_LINES.
   private readonly lastLogged = new Map<string, number>();
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private linesInWindow = 0;
+  /** Misrouted requests not logged since the last line. */
+  private dropped = 0;
 
   constructor(
     private readonly logger: WebhookLogger,
@@ -22,14 +30,30 @@ export class MisrouteLog {
   misrouted(came: string, answers: readonly string[]): void {
     const path = printable(came, 200);
     const at = this.now();
-    const last = this.lastLogged.get(path);
-    if (last !== undefined && at - last < MISROUTE_LOG_INTERVAL_MS) return;
-    if (last === undefined && this.lastLogged.size >= MAX_PATHS) this.lastLogged.delete(this.lastLogged.keys().next().value!);
-    this.lastLogged.delete(path);
+    this.forgetBefore(at - MISROUTE_LOG_INTERVAL_MS);
+    if (at - this.windowStart >= MISROUTE_LOG_INTERVAL_MS) {
+      this.windowStart = at;
+      this.linesInWindow = 0;
+    }
+    if (this.lastLogged.has(path) || this.linesInWindow >= MAX_MISROUTE_LINES) {
+      this.dropped++;
+      return;
+    }
     this.lastLogged.set(path, at);
+    this.linesInWindow++;
+    const dropped = this.dropped;
+    this.dropped = 0;
+    const more = dropped === 0 ? '' : ` (${dropped} more misrouted requests were not logged since the last such line)`;
     this.logger.warn(
-      { path, answers, option: 'path' },
-      `a signed delivery to POST ${path} was answered 404: no webhook answers that path. This webhook answers ${answers.join(', ')}; point svc at that URL, or set the webhook's \`path\` option (relative to where it is mounted) to the path svc posts to`,
+      dropped === 0 ? { path, answers, option: 'path' } : { path, answers, option: 'path', dropped },
+      `a signed delivery to POST ${path} was answered 404: no webhook answers that path. This webhook answers ${answers.join(', ')}; point svc at that URL, or set the webhook's \`path\` option (relative to where it is mounted) to the path svc posts to${more}`,
     );
+  }
+
+  private forgetBefore(cutoff: number): void {
+    for (const [path, at] of this.lastLogged) {
+      if (at > cutoff) return;
+      this.lastLogged.delete(path);
+    }
   }
 }

@@ -24,6 +24,14 @@ export function isExpectedRefusal(error: SvcWebhookError): boolean {
   return EXPECTED_STATUSES.has(error.status);
 }
 
+/**
+ * Refusals logged as one rate-limited line: the expected ones, and `secret_unavailable`, whose
+ * cause the secret lookup logs itself (any request can claim a board id and cause one).
+ */
+export function isCountedRefusal(error: SvcWebhookError): boolean {
+  return isExpectedRefusal(error) || error.code === 'secret_unavailable';
+}
+
 interface Window {
   opened: number;
   repeated: number;

@@ -60,7 +60,8 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
   /**
    * The board this delivery is for, as its verification established it: with a secret resolver the
    * board whose secret verified it, with one secret the signed event's `board.id`. Key tenant data
-   * by this, not by fields of the event a board's admin could choose.
+   * by this, not by fields of the event a board's admin could choose: `board.key` and
+   * `workspace_id` are not checked against svc (docs/security.md, "What a handler may trust").
    */
   readonly boardId: string;
   /**

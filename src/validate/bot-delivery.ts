@@ -46,6 +46,12 @@ export function botDeliveryCheck(maxAgeMs: number): DeliveryCheck<BotDelivery> {
     if (verified.by !== undefined && canonicalDeliveryId(named) !== canonicalDeliveryId(verified.by)) {
       throw new SvcWebhookError('bot_id_mismatch', "the update's `botUserId` is not the bot its path names");
     }
-    return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data, verifiedBy: verified.by, botId: verified.by ?? named };
+    const botId = verified.by ?? named;
+    // A command names the bot it is addressed to: only that bot's secret may deliver it.
+    const command = isObject(data.message) ? data.message.command : undefined;
+    if (isObject(command) && typeof command.botUserId === 'string' && canonicalDeliveryId(command.botUserId) !== canonicalDeliveryId(botId)) {
+      throw new SvcWebhookError('bot_id_mismatch', "the command's `botUserId` is not the bot the update is for");
+    }
+    return { id, kind: kinds[0]!, payload, update: payload as unknown as BotWebhookUpdate, data, verifiedBy: verified.by, botId };
   };
 }

@@ -13,6 +13,8 @@ export interface SecretLookupOptions {
   timeoutMs?: number;
   /** How long a failed lookup is remembered, in ms: deliveries for that board (or bot) meanwhile are answered 503 at once, without asking again. Default 5000. */
   failureTtlMs?: number;
+  /** How many lookups may be in flight at once, over all boards (or bots); a delivery needing one more is answered 503 at once. Default 64. */
+  maxLookups?: number;
 }
 
 /** The declaration of every `secretLookup` option (docs/options.md is made from it). */
@@ -35,6 +37,13 @@ export const SECRET_LOOKUP_OPTIONS = {
     min: 0,
     max: 60_000,
     integer: false,
+  }),
+  maxLookups: numberOption({
+    doc: 'How many lookups may be in flight at once, over all boards or bots: a delivery that needs one more is answered 503 `secret_unavailable` at once (svc retries it), so requests claiming made-up ids cannot pile up calls to the resolver.',
+    unit: 'count',
+    default: 64,
+    min: 1,
+    max: 100_000,
   }),
 };
 

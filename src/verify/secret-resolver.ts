@@ -42,6 +42,11 @@ interface Entry {
 const MAX_UNKNOWN = 1_000;
 /** A resolver's failures for one id are logged at most once per this interval; the next line counts the others. */
 export const FAILURE_LOG_INTERVAL_MS = 60_000;
+/**
+ * And at most this many failure lines per interval over all ids: every unsigned request may claim a
+ * fresh board id, and each would otherwise be a line of its own.
+ */
+export const MAX_FAILURE_LINES = 10;
 
 /** What a SecretLookup is made of. */
 export interface SecretLookupParts {
@@ -67,6 +72,8 @@ export class SecretLookup {
   private readonly failedUntil = new Map<string, number>();
   /** When each id's failure was last logged, and how many failed lookups since went unlogged. */
   private readonly failureLines = new Map<string, { at: number; repeated: number }>();
+  /** The overall limit of failure lines: when its interval began, its lines, the failures not logged since the last line. */
+  private readonly lines = { opened: Number.NEGATIVE_INFINITY, written: 0, dropped: 0 };
   /** Bumped by forget(): an answer that was on its way before is not cached. */
   private epoch = 0;
   private readonly ttl: number;
@@ -74,6 +81,7 @@ export class SecretLookup {
   private readonly max: number;
   private readonly timeout: number;
   private readonly failureTtl: number;
+  private readonly maxLookups: number;
 
   private readonly resolve: (id: string) => SecretAnswer | PromiseLike<SecretAnswer>;
   private readonly what: 'board' | 'bot';
@@ -91,6 +99,7 @@ export class SecretLookup {
     this.max = options.maxIds;
     this.timeout = options.timeoutMs;
     this.failureTtl = options.failureTtlMs;
+    this.maxLookups = options.maxLookups;
   }
 
   /**
@@ -103,6 +112,8 @@ export class SecretLookup {
     if (this.recentlyFailed(id)) throw this.unavailable();
     let lookup = this.pending.get(id);
     if (lookup === undefined) {
+      // Lookups of any ids at once are bounded: claimed ids are the sender's (or a forger's) choice.
+      if (this.pending.size >= this.maxLookups) throw this.unavailable('too many secret lookups are in flight (secretLookup.maxLookups)');
       lookup = this.lookup(id);
       this.pending.set(id, lookup);
     }
@@ -215,12 +226,19 @@ export class SecretLookup {
       last.repeated++;
       return this.unavailable();
     }
+    if (!this.mayWriteLine(at)) {
+      if (last !== undefined) last.repeated++;
+      return this.unavailable();
+    }
     bounded(this.failureLines, id, { at, repeated: 0 });
     const timedOut = err instanceof LookupTimeout;
     const invalid = err instanceof InvalidAnswer;
     const fields: Record<string, unknown> = { [`${this.what}Id`]: id, code: 'secret_unavailable' };
     // The failed lookups of this id since the last line, which had none of their own.
     if (last !== undefined && last.repeated > 0) fields.repeated = last.repeated;
+    // The failures of other ids that the overall limit kept from a line.
+    if (this.lines.dropped > 0) fields.dropped = this.lines.dropped;
+    this.lines.dropped = 0;
     if (!timedOut && !invalid) fields.err = this.withoutSecrets(safeError(err));
     this.logger.error(
       fields,
@@ -233,8 +251,23 @@ export class SecretLookup {
     return this.unavailable();
   }
 
-  private unavailable(): SvcWebhookError {
-    return new SvcWebhookError('secret_unavailable', `the webhook secret of this ${this.what} could not be looked up; retry later`, { retryAfter: 5 });
+  /** Whether the overall limit leaves room for a failure line now; counts the failure when not. */
+  private mayWriteLine(at: number): boolean {
+    const lines = this.lines;
+    if (at - lines.opened >= FAILURE_LOG_INTERVAL_MS) {
+      lines.opened = at;
+      lines.written = 0;
+    }
+    if (lines.written >= MAX_FAILURE_LINES) {
+      lines.dropped++;
+      return false;
+    }
+    lines.written++;
+    return true;
+  }
+
+  private unavailable(why = `the webhook secret of this ${this.what} could not be looked up`): SvcWebhookError {
+    return new SvcWebhookError('secret_unavailable', `${why}; retry later`, { retryAfter: 5 });
   }
 }
 

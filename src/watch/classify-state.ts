@@ -1,5 +1,6 @@
 import { isObject } from '../internal/value-checks';
 import { printable } from '../internal/printable';
+import { lineScrub, NO_SECRETS } from '../internal/log-redaction';
 import { redactSecrets } from '../internal/redact-secrets';
 import { readSvcTime } from './svc-time';
 import { describeStatus } from './describe-status';
@@ -100,9 +101,13 @@ export function displayUrl(value: unknown): string | undefined {
 
 function errorText(value: unknown): string | undefined {
   if (value === null || value === undefined || value === '') return undefined;
-  const text = typeof value === 'string' ? value : safeJson(value);
-  return printable(redactSecrets(text).replace(/\s+/g, ' ').trim(), MAX_ERROR_CHARS);
+  // svc quotes what the receiver answered, which may echo a request's signature or credentials:
+  // scrubbed as a log line is (signatures, tokens, fields named like credentials).
+  const text = typeof value === 'string' ? SCRUB.message(value) : safeJson(SCRUB.fields({ value }).value);
+  return printable(text.replace(/\s+/g, ' ').trim(), MAX_ERROR_CHARS);
 }
+
+const SCRUB = lineScrub(NO_SECRETS);
 
 function pendingCount(value: unknown): number | string | undefined {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;

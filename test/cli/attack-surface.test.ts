@@ -21,7 +21,7 @@ const base = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TOKEN: TOKEN };
 describe('the CLI facing a hostile or careless svc', () => {
   it('never prints the token or secret it holds, even when svc echoes them in an error', async () => {
     const svc = answering(400, { message: `bad secret ${SECRET} for token ${TOKEN} (Bearer ${TOKEN})` });
-    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x', '--secret', SECRET], { env: base, fetch: svc.fetch });
+    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], { env: { ...base, SVC_WEBHOOK_SECRET: SECRET }, fetch: svc.fetch });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('svc_api_error');
     for (const out of [result.stdout, result.stderr]) {

@@ -89,7 +89,7 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
 
   it.each<[string, string[], Record<string, string | undefined>, RegExp]>([
     ['no secret: svc would generate one', ['reenable', 'BOARD'], { SVC_WEBHOOK_SECRET: undefined }, /the webhook secret is required/],
-    ['a secret svc refuses', ['reenable', 'BOARD', '--secret', 'short'], {}, /the webhook secret is refused/],
+    ['a secret svc refuses', ['reenable', 'BOARD'], { SVC_WEBHOOK_SECRET: 'short' }, /the webhook secret is refused/],
     ['--url', ['reenable', 'BOARD', '--url', 'https://x.example.com/'], {}, /--url belongs to board-webhook set/],
     ['the board twice', ['reenable', 'BOARD', '--board', 'BOARD'], {}, /name the board once/],
     ['no board', ['reenable'], {}, /reenable needs the board id/],

@@ -52,7 +52,7 @@ describe('svc-webhooks board-webhook', () => {
     });
 
     it('uses a given secret and prints none', async () => {
-      const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret', SECRET], { env });
+      const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       expect(result.code).toBe(0);
       expect(result.stdout).not.toContain('secret generated');
       expect(result.stdout).not.toContain(SECRET);
@@ -86,17 +86,17 @@ describe('svc-webhooks board-webhook', () => {
       expect(printed.webhook).toMatchObject({ url: HOOK_URL, hasSecret: true });
     });
 
-    it.each([
-      ['an http url', ['--url', 'http://hooks.example.com/x'], 'must use https://'],
-      ['a localhost name', ['--url', 'https://app.localhost/x'], 'local or private-network name'],
-      ['a 10/8 address', ['--url', 'https://10.1.2.3/x'], 'private range 10.0.0.0/8'],
-      ['a 172.16/12 address', ['--url', 'https://172.20.0.5/x'], 'private range 172.16.0.0/12'],
-      ['a link-local address', ['--url', 'https://169.254.169.254/latest'], 'link-local range'],
-      ['IPv6 loopback', ['--url', 'https://[::1]/x'], 'loopback address ::1'],
-      ['IPv6 link-local', ['--url', 'https://[fe80::1]/x'], 'link-local range fe80::/10'],
-      ['a short secret', ['--url', HOOK_URL, '--secret', 'short'], '16 to 256 characters'],
-    ])('refuses %s locally, before sending (exit 2)', async (_case, extra, message) => {
-      const result = await runCli(['board-webhook', 'set', ...board, ...extra], { env });
+    it.each<[string, string[], string, string | undefined]>([
+      ['an http url', ['--url', 'http://hooks.example.com/x'], 'must use https://', undefined],
+      ['a localhost name', ['--url', 'https://app.localhost/x'], 'local or private-network name', undefined],
+      ['a 10/8 address', ['--url', 'https://10.1.2.3/x'], 'private range 10.0.0.0/8', undefined],
+      ['a 172.16/12 address', ['--url', 'https://172.20.0.5/x'], 'private range 172.16.0.0/12', undefined],
+      ['a link-local address', ['--url', 'https://169.254.169.254/latest'], 'link-local range', undefined],
+      ['IPv6 loopback', ['--url', 'https://[::1]/x'], 'loopback address ::1', undefined],
+      ['IPv6 link-local', ['--url', 'https://[fe80::1]/x'], 'link-local range fe80::/10', undefined],
+      ['a short secret', ['--url', HOOK_URL], '16 to 256 characters', 'short'],
+    ])('refuses %s locally, before sending (exit 2)', async (_case, extra, message, secret) => {
+      const result = await runCli(['board-webhook', 'set', ...board, ...extra], { env: secret === undefined ? env : { ...env, SVC_WEBHOOK_SECRET: secret } });
       expect(result.code).toBe(2);
       expectOneLine(result.stderr);
       expect(result.stderr).toContain(message);
@@ -116,7 +116,7 @@ describe('svc-webhooks board-webhook', () => {
     });
 
     it('exits 1 when the receiver refuses the ping', async () => {
-      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret', SECRET], { env });
+      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       receiveWith('a-different-secret-0123456789');
       const result = await runCli(['board-webhook', 'ping', ...board], { env });
       expect(result.code).toBe(1);
@@ -126,7 +126,7 @@ describe('svc-webhooks board-webhook', () => {
     });
 
     it('exits 1 with rate_limited for a second ping within 10 seconds, and works again after', async () => {
-      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret', SECRET], { env });
+      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       receiveWith(SECRET);
       expect((await runCli(['board-webhook', 'ping', ...board], { env })).code).toBe(0);
       const second = await runCli(['board-webhook', 'ping', ...board], { env });
@@ -152,7 +152,7 @@ describe('svc-webhooks board-webhook', () => {
     });
 
     it('deletes the webhook', async () => {
-      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret', SECRET], { env });
+      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       const result = await spawnCli(['board-webhook', 'delete', ...board], { env });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('deleted');
@@ -160,7 +160,7 @@ describe('svc-webhooks board-webhook', () => {
     });
 
     it('sends the token only in the Authorization header', async () => {
-      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL, '--secret', SECRET], { env });
+      await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       await runCli(['board-webhook', 'get', ...board], { env });
       for (const request of svc.requests) {
         expect(request.headers.authorization).toBe(`Bearer ${svc.personToken}`);
@@ -189,7 +189,7 @@ describe('svc-webhooks board-webhook', () => {
       ['a bot token', ['board-webhook', 'get', '--board', 'b'], { SVC_TOKEN: `svc_bot_0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e_${'k'.repeat(43)}` }, 'not with a bot token'],
       ['no token', ['board-webhook', 'get', '--board', 'b'], { SVC_TOKEN: undefined }, 'set SVC_TOKEN'],
       ['an unknown action', ['board-webhook', 'pong', '--board', 'b'], {}, 'set, get, delete, ping'],
-      ['--secret on ping', ['board-webhook', 'ping', '--board', 'b', '--secret', SECRET], {}, 'belong to board-webhook set'],
+      ['--secret-file on ping', ['board-webhook', 'ping', '--board', 'b', '--secret-file', 'secret.txt'], {}, 'belong to board-webhook set'],
       ['no --url on set', ['board-webhook', 'set', '--board', 'b'], {}, 'needs --url'],
     ])('exits 2 for %s', async (_case, args, envChange, message) => {
       const result = await runCli(args, { env: { ...env, ...envChange } });
@@ -197,6 +197,21 @@ describe('svc-webhooks board-webhook', () => {
       expectOneLine(result.stderr);
       expect(result.stderr).toContain(message);
       expect(result.stderr).not.toContain('k'.repeat(7));
+      expect(svc.requests).toHaveLength(0);
+    });
+
+    it.each([
+      ['set', ['board-webhook', 'set', '--board', 'b', '--url', HOOK_URL]],
+      ['reenable', ['board-webhook', 'reenable', 'b']],
+    ])('refuses the secret as a flag value on %s (visible in ps), with the fix, never echoing it (exit 2)', async (_action, args) => {
+      for (const flag of [['--secret', SECRET], [`--secret=${SECRET}`]]) {
+        const result = await runCli([...args, ...flag], { env });
+        expect(result.code).toBe(2);
+        expectOneLine(result.stderr);
+        expect(result.stderr).toContain('--secret-file');
+        expect(result.stderr).toContain('SVC_WEBHOOK_SECRET');
+        expect(result.stdout + result.stderr).not.toContain(SECRET);
+      }
       expect(svc.requests).toHaveLength(0);
     });
   });

@@ -22,7 +22,7 @@ describe('svc-webhooks bot-webhook', () => {
 
   describe('set', () => {
     it('registers the webhook with the bot token and prints the state, through the real launcher', async () => {
-      const result = await spawnCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET], { env });
+      const result = await spawnCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`bot webhook set (bot ${svc.botId}, token svc_bot_${svc.botId}_${svc.botToken.slice(-43, -37)}…[redacted]):`);
@@ -35,9 +35,9 @@ describe('svc-webhooks bot-webhook', () => {
     });
 
     it('re-enables a disabled webhook', async () => {
-      await runCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET], { env });
+      await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       svc.disable('bot');
-      const result = await runCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET, '--json'], { env });
+      const result = await runCli(['bot-webhook', 'set', '--url', URL, '--json'], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       expect(JSON.parse(result.stdout)).toMatchObject({ url: URL, enabled: true, disabledAt: null });
     });
 
@@ -61,17 +61,18 @@ describe('svc-webhooks bot-webhook', () => {
 
     describe('refuses locally, before anything is sent (exit 2)', () => {
       it.each([
-        ['an http url', ['--url', 'http://bot.example.com/hook', '--secret', SECRET], 'must use https://'],
-        ['localhost', ['--url', 'https://localhost/hook', '--secret', SECRET], 'local or private-network name'],
-        ['a private address', ['--url', 'https://192.168.1.20/hook', '--secret', SECRET], 'private range 192.168.0.0/16'],
-        ['a loopback address', ['--url', 'https://127.0.0.1:8443/hook', '--secret', SECRET], 'loopback range'],
-        ['an IPv6 unique local address', ['--url', 'https://[fd12::1]/hook', '--secret', SECRET], 'unique local range'],
-        ['a short secret', ['--url', URL, '--secret', 'too-short'], '16 to 256 characters'],
-        ['a long secret', ['--url', URL, '--secret', 'x'.repeat(257)], '16 to 256 characters'],
-        ['no secret', ['--url', URL], 'the webhook secret is required'],
-        ['no url', ['--secret', SECRET], 'needs --url'],
-      ])('%s', async (_case, extra, message) => {
-        const result = await runCli(['bot-webhook', 'set', ...extra], { env });
+        ['an http url', ['--url', 'http://bot.example.com/hook'], SECRET, 'must use https://'],
+        ['localhost', ['--url', 'https://localhost/hook'], SECRET, 'local or private-network name'],
+        ['a private address', ['--url', 'https://192.168.1.20/hook'], SECRET, 'private range 192.168.0.0/16'],
+        ['a loopback address', ['--url', 'https://127.0.0.1:8443/hook'], SECRET, 'loopback range'],
+        ['an IPv6 unique local address', ['--url', 'https://[fd12::1]/hook'], SECRET, 'unique local range'],
+        ['a short secret', ['--url', URL], 'too-short', '16 to 256 characters'],
+        ['a long secret', ['--url', URL], 'x'.repeat(257), '16 to 256 characters'],
+        ['no secret', ['--url', URL], undefined, 'the webhook secret is required'],
+        ['no url', [], SECRET, 'needs --url'],
+        ['the secret on the command line (visible in ps)', ['--url', URL, '--secret', SECRET], undefined, '--secret-file'],
+      ])('%s', async (_case, extra, secret, message) => {
+        const result = await runCli(['bot-webhook', 'set', ...extra], { env: { ...env, SVC_WEBHOOK_SECRET: secret } });
         expect(result.code).toBe(2);
         expectOneLine(result.stderr);
         expect(result.stderr).toContain(message);
@@ -79,7 +80,7 @@ describe('svc-webhooks bot-webhook', () => {
       });
 
       it('the bot token itself as the secret', async () => {
-        const result = await runCli(['bot-webhook', 'set', '--url', URL, '--secret', svc.botToken], { env });
+        const result = await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: svc.botToken } });
         expect(result.code).toBe(2);
         expect(result.stderr).toContain('invalid_secret');
         expect(svc.requests).toHaveLength(0);
@@ -90,13 +91,13 @@ describe('svc-webhooks bot-webhook', () => {
 
   describe('get', () => {
     it('prints the state, wrapped in `webhook` or not', async () => {
-      await runCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET], { env });
+      await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       const wrapped = await runCli(['bot-webhook', 'get'], { env });
       expect(wrapped.stdout).toMatch(/url\s+https:\/\/bot\.example\.com/);
       await svc.close();
       svc = await startMockSvc({ wrapBotGet: false });
       env = { SVC_BOT_TOKEN: svc.botToken, SVC_BASE_URL: svc.baseUrl };
-      await runCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET], { env });
+      await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       const bare = await runCli(['bot-webhook', 'get', '--json'], { env });
       expect(JSON.parse(bare.stdout)).toMatchObject({ url: URL, enabled: true });
     });
@@ -110,7 +111,7 @@ describe('svc-webhooks bot-webhook', () => {
 
   describe('delete', () => {
     it('removes the webhook', async () => {
-      await runCli(['bot-webhook', 'set', '--url', URL, '--secret', SECRET], { env });
+      await runCli(['bot-webhook', 'set', '--url', URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       const result = await runCli(['bot-webhook', 'delete'], { env });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('bot webhook deleted');
@@ -146,7 +147,7 @@ describe('svc-webhooks bot-webhook', () => {
       ['no base url', () => ({ env: { SVC_BASE_URL: undefined } }), 'pass --base-url or set SVC_BASE_URL'],
       ['a token on the command line', () => ({ args: ['bot-webhook', 'get', '--token', 'abc'] }), '--token is not accepted'],
       ['an unknown action', () => ({ args: ['bot-webhook', 'list'] }), 'the action must be one of set, get, delete'],
-      ['--url on get', () => ({ args: ['bot-webhook', 'get', '--url', URL] }), '--url and --secret belong to bot-webhook set'],
+      ['--url on get', () => ({ args: ['bot-webhook', 'get', '--url', URL] }), '--url and --secret-file belong to bot-webhook set'],
     ])('exits 2 for %s', async (_case, make, message) => {
       const change = make(svc);
       const result = await runCli(change.args ?? ['bot-webhook', 'get'], { env: { ...env, ...change.env } });

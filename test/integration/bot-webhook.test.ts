@@ -46,6 +46,18 @@ describe.each(expressVersions)('bot webhook in %s', (_name, expressLib) => {
       expect(anyMessage).toHaveBeenCalledTimes(1);
     });
 
+    it('401 bot_id_mismatch for a command addressed to another bot than the update is for; no handler runs', async () => {
+      const { bot, app } = setup();
+      const deploy = jest.fn();
+      bot.command('deploy', deploy).onAny(deploy);
+      const update = fixture('bot', 'messageCreate.command');
+      update.event.messageCreate.message.command.botUserId = '0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e';
+      const res = await post(app, PATH, signBot(update));
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('bot_id_mismatch');
+      expect(deploy).not.toHaveBeenCalled();
+    });
+
     it('accepts `command: null` on an ordinary message, and runs no command handler', async () => {
       const { bot, app } = setup();
       const deploy = jest.fn();

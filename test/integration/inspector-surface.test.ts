@@ -1,7 +1,7 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { deliveryInspector, MAX_BACKLOG_BYTES, type DeliveryInspector } from '../../examples/inspector/delivery-inspector';
+import { deliveryInspector, MAX_BACKLOG_BYTES, type DeliveryInspector, type DeliveryInspectorOptions } from '../../examples/inspector/delivery-inspector';
 
 interface Answer {
   status: number;
@@ -110,7 +110,7 @@ describe('who may read the delivery inspector', () => {
   const TOKEN = 'an-access-token-of-at-least-32-characters-xyz';
 
   /** An app serving an inspector that holds one verified delivery; `localAddress` stands for the interface a connection arrived on. */
-  async function serve(options: { accessToken?: string }, localAddress?: string): Promise<{ port: number; close: () => Promise<void> }> {
+  async function serve(options: DeliveryInspectorOptions, localAddress?: string): Promise<{ port: number; close: () => Promise<void> }> {
     const inspector = deliveryInspector(options);
     inspector.add({ webhook: 'board', deliveryId: 'the-delivery', outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: { note: 'private' } });
     const server = express().use(inspector.router).listen(0, '127.0.0.1');
@@ -150,6 +150,37 @@ describe('who may read the delivery inspector', () => {
     } finally {
       await remote.close();
       await local.close();
+    }
+  });
+
+  it.each([
+    ['X-Forwarded-For', { 'x-forwarded-for': '203.0.113.7' }],
+    ['X-Real-IP', { 'x-real-ip': '203.0.113.7' }],
+    ['Forwarded', { forwarded: 'for=203.0.113.7' }],
+  ])('without a token, refuses a loopback request a proxy forwarded (%s; nginx rewrites Host) -> 403, and logs how to turn on the token, once', async (_name, proxied) => {
+    const warnings: Array<[object, string]> = [];
+    const logger = { warn: (fields: object, message: string) => void warnings.push([fields, message]) };
+    const local = await serve({ logger }, '127.0.0.1');
+    try {
+      for (let i = 0; i < 2; i++) {
+        const refused = await get(local.port, '/inspector/deliveries', { host: 'localhost', ...proxied });
+        expect(refused.status).toBe(403);
+        expect(refused.text).not.toContain('private');
+      }
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]![1]).toContain('SVC_INSPECTOR=token');
+      expect((await get(local.port, '/inspector/deliveries', { host: 'localhost' })).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('with a token, answers a forwarded request that carries it', async () => {
+    const proxied = await serve({ accessToken: TOKEN }, '127.0.0.1');
+    try {
+      expect((await get(proxied.port, '/inspector/deliveries', { host: 'localhost', 'x-forwarded-for': '203.0.113.7', authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    } finally {
+      await proxied.close();
     }
   });
 

@@ -298,6 +298,22 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(log.lines.filter((l) => l.msg?.startsWith('the secret resolver'))).toHaveLength(1);
   });
 
+  it('when the resolver fails and forged requests each claim a fresh board: at most ten lookup lines a minute and one refusal line', async () => {
+    const log = memoryLogger();
+    const board = svcBoardWebhook({
+      logger: log.logger,
+      secret: () => {
+        throw new Error('vault unreachable');
+      },
+    });
+    const app = expressLib().use(board);
+    for (let i = 0; i < 30; i++) await post(app, PATH, signBoard(eventFor(randomUUID()), { secret: 'forged-secret-0123456789abcdef' })).expect(503);
+    expect(log.lines.filter((l) => l.msg?.startsWith('the secret resolver'))).toHaveLength(10);
+    const refusals = log.lines.filter((l) => l.code === 'secret_unavailable' && l.msg?.startsWith('delivery refused'));
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]!.level).toBe(40);
+  });
+
   it('when the resolver answers something that is not a secret -> 503 secret_unavailable', async () => {
     const { app } = setup({ secret: () => 'short' });
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));

@@ -35,6 +35,15 @@ describe('classify: the health of a webhook from what svc answered', () => {
     expect(status.summary).toBe('failing since 2026-11-26T10:00:00.000Z: svc disables it in about 22 h (at 2026-11-27T10:00:00.000Z), dropping its queue, 12 pending; last error: receiver answered 500');
   });
 
+  it("scrubs svc's lastError as a log line is: a signature the receiver echoed, fields named like credentials", () => {
+    const signature = `v1=${'ab'.repeat(32)}`;
+    const echoed = of({ ...HEALTHY, failingSince: '2026-11-26T10:00:00Z', lastError: `receiver answered 401: bad X-Svc-Signature ${signature}` });
+    expect(echoed.lastError).toBe('receiver answered 401: bad X-Svc-Signature v1=[Redacted]');
+    expect(echoed.summary).not.toContain('ab'.repeat(32));
+    const object = of({ ...HEALTHY, failingSince: '2026-11-26T10:00:00Z', lastError: { status: 401, headers: { authorization: 'Bearer abc', 'x-svc-signature': signature } } });
+    expect(object.lastError).toBe('{"status":401,"headers":{"authorization":"[Redacted]","x-svc-signature":"[Redacted]"}}');
+  });
+
   it('failing past the day: "any moment now"', () => {
     expect(of({ ...HEALTHY, failingSince: '2026-11-25T10:00:00Z' }).summary).toMatch(/svc disables it any moment now/);
   });

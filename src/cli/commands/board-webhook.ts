@@ -34,9 +34,8 @@ Options:
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set, reenable: read the webhook secret (16 to 256 characters)
-                         from a file (or set SVC_WEBHOOK_SECRET)
-  --secret <secret>      set, reenable: the secret on the command line; avoid it for real secrets,
-                         as it stays in shell history and process lists
+                         from a file (or set SVC_WEBHOOK_SECRET); --secret is refused, as
+                         a value on the command line shows in process lists and shell history
   --json                 print the answer as JSON
   --allow-insecure-http  send the token over plain http:// to a host other than this
                          machine (by default http:// is only for a local server)
@@ -75,7 +74,7 @@ export const boardWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('board-webhook set needs --url <https url>');
-      const secret = optionalSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = optionalSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
       if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
@@ -102,7 +101,7 @@ export const boardWebhookCommand: Command = {
       return 0;
     }
     if (action === 'reenable') {
-      const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       return reenable(io, { client, board, secret, json });
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));

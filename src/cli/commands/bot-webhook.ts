@@ -22,9 +22,8 @@ Options:
   --token-file <file>    read the bot token from a file (default: SVC_BOT_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set: read the webhook secret (16 to 256 characters, not the bot
-                         token) from a file (or set SVC_WEBHOOK_SECRET)
-  --secret <secret>      set: the secret on the command line; avoid it for real secrets,
-                         as it stays in shell history and process lists
+                         token) from a file (or set SVC_WEBHOOK_SECRET); --secret is refused,
+                         as a value on the command line shows in process lists and shell history
   --json                 print the state as JSON
   -h, --help             show this help
 
@@ -51,7 +50,7 @@ export const botWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('bot-webhook set needs --url <https url>');
-      const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
       const state = await withProgress(io, 'setting the bot webhook', () => client.setBotWebhook({ url: values.url!, secret }));
       io.stdout.write(json ? terminalJson(withoutCredentials(state)) : `bot webhook set${who}:\n${formatFields(state)}`);
       return 0;

@@ -118,3 +118,53 @@ describe('an id table that has grown', () => {
   });
 });
 
+
+/**
+ * The slot hash of a table keyed with nothing, as anyone could compute it offline (the table's hash
+ * before it was keyed): the words that the attack below aims at one slot.
+ */
+function unkeyedBeforeFinal(w0: number, w1: number, w2: number): number {
+  let h = Math.imul(w0 ^ Math.imul(w1, 0x9e3779b1), 0x85ebca6b);
+  h ^= Math.imul(w2 ^ (h >>> 15), 0xc2b2ae35);
+  return h;
+}
+
+/**
+ * `count` distinct UUID-like ids chosen so that an unkeyed hash sends every one to the same slot at
+ * any capacity: the fourth word cancels whatever the first three made.
+ */
+function chosenToCollide(count: number): Uint32Array[] {
+  return Array.from({ length: count }, (_, i) => {
+    const h = unkeyedBeforeFinal(i + 1, 0x4000_8000, i * 2654435761);
+    return Uint32Array.of(i + 1, 0x4000_8000, (i * 2654435761) >>> 0, (0x1234_5678 ^ h ^ (h >>> 13)) >>> 0);
+  });
+}
+
+describe('an id table fed ids a signer chose to collide', () => {
+  const ids = chosenToCollide(4000);
+
+  it('the chosen ids do collide under the unkeyed hash (the attack is real)', () => {
+    const finals = new Set(ids.map((w) => (unkeyedBeforeFinal(w[0]!, w[1]!, w[2]!) ^ w[3]! ^ (unkeyedBeforeFinal(w[0]!, w[1]!, w[2]!) >>> 13)) >>> 0));
+    expect(finals.size).toBe(1);
+  });
+
+  it('spreads them over its slots: lookups read a few slots, not a pile of thousands', () => {
+    const table = new IdTable();
+    for (const w of ids) table.add(w);
+    expect(table.size).toBe(ids.length);
+    const probes = ids.map((w) => table.probes(w));
+    const mean = probes.reduce((a, b) => a + b, 0) / probes.length;
+    // Random slots at this load (under 1/2) average about 1.5 reads; one pile would average 2,000.
+    expect(mean).toBeLessThan(3);
+    expect(Math.max(...probes)).toBeLessThan(64);
+  });
+
+  it('is keyed anew for each table: two tables lay the same ids out differently', () => {
+    const [a, b] = [new IdTable(), new IdTable()];
+    for (const w of ids) {
+      a.add(w);
+      b.add(w);
+    }
+    expect(ids.map((w) => a.probes(w))).not.toEqual(ids.map((w) => b.probes(w)));
+  });
+});

@@ -1,4 +1,4 @@
-import { MISROUTE_LOG_INTERVAL_MS, MisrouteLog } from '../../../src/observe/misroute-log';
+import { MAX_MISROUTE_LINES, MISROUTE_LOG_INTERVAL_MS, MisrouteLog } from '../../../src/observe/misroute-log';
 
 function misrouteLog() {
   const warn = jest.fn();
@@ -36,13 +36,23 @@ describe('the line for a signed delivery no webhook path answers', () => {
     expect(warn).toHaveBeenCalledTimes(2);
   });
 
-  it('forgets the oldest path first past 1,000 paths, and logs it again then', () => {
+  it('writes at most MAX_MISROUTE_LINES lines per interval over all paths: 600 paths are not 600 lines', () => {
     const { log, warn } = misrouteLog();
-    for (let i = 0; i <= 1000; i++) log.misrouted(`/p${i}`, ['/webhooks/board']);
-    expect(warn).toHaveBeenCalledTimes(1001);
-    log.misrouted('/p1000', ['/webhooks/board']); // still remembered
-    expect(warn).toHaveBeenCalledTimes(1001);
-    log.misrouted('/p0', ['/webhooks/board']); // forgotten: logged again
-    expect(warn).toHaveBeenCalledTimes(1002);
+    for (let i = 0; i < 600; i++) log.misrouted(`/scan/${i}`, ['/webhooks/board']);
+    expect(warn).toHaveBeenCalledTimes(MAX_MISROUTE_LINES);
+    expect(warn.mock.calls.map((call) => call[0].path)).toEqual(Array.from({ length: MAX_MISROUTE_LINES }, (_, i) => `/scan/${i}`));
+  });
+
+  it('counts the requests it did not log in the next line it writes', () => {
+    const { log, warn, advance } = misrouteLog();
+    for (let i = 0; i < 600; i++) log.misrouted(`/scan/${i}`, ['/webhooks/board']);
+    log.misrouted('/scan/0', ['/webhooks/board']); // a repeat within its interval is counted too
+    advance(MISROUTE_LOG_INTERVAL_MS);
+    log.misrouted('/wrong', ['/webhooks/board']);
+    expect(warn).toHaveBeenCalledTimes(MAX_MISROUTE_LINES + 1);
+    expect(warn.mock.calls.at(-1)![0]).toEqual({ path: '/wrong', answers: ['/webhooks/board'], option: 'path', dropped: 600 - MAX_MISROUTE_LINES + 1 });
+    // Counted once: the line after carries no count.
+    log.misrouted('/other', ['/webhooks/board']);
+    expect(warn.mock.calls.at(-1)![0]).not.toHaveProperty('dropped');
   });
 });

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { isSvcWebhookError } from '../../../src';
 import { pathId, pathPattern, requestPathname } from '../../../src/internal/path-pattern';
 import { bodyBoardId, scannedBoardId } from '../../../src/verify/claimed-board';
-import { SecretLookup, type SecretAnswer } from '../../../src/verify/secret-resolver';
+import { FAILURE_LOG_INTERVAL_MS, MAX_FAILURE_LINES, SecretLookup, type SecretAnswer } from '../../../src/verify/secret-resolver';
 import { secretLookupSettings } from '../../../src/verify/secret-lookup-options';
 import { redactingLogOptions } from '../../../src/internal/log-redaction';
 
@@ -392,7 +392,7 @@ describe('SecretLookup when the resolver fails', () => {
   it('keeps at most 1,000 failed ids, however many distinct ids fail', async () => {
     const { lookup, calls, lines } = failingLookup();
     for (let i = 0; i < 1_001; i++) expect(await codeOf(() => lookup.keysFor(`id-${i}`))).toBe('secret_unavailable');
-    expect(lines).toHaveLength(1_001);
+    expect(lines).toHaveLength(MAX_FAILURE_LINES);
     // The oldest was dropped: asked again; the newest is still remembered.
     expect(await codeOf(() => lookup.keysFor('id-0'))).toBe('secret_unavailable');
     expect(await codeOf(() => lookup.keysFor('id-1000'))).toBe('secret_unavailable');
@@ -400,6 +400,38 @@ describe('SecretLookup when the resolver fails', () => {
     expect(calls.filter((id) => id === 'id-0')).toHaveLength(2);
     expect(calls.filter((id) => id === 'id-1000')).toHaveLength(1);
     expect(calls.filter((id) => id === 'id-2')).toHaveLength(1);
+  });
+});
+
+describe('SecretLookup under requests that each claim a fresh id (anyone can send them)', () => {
+  it('writes at most MAX_FAILURE_LINES failure lines a minute over all ids; the next line counts the others as `dropped`', async () => {
+    const state = { now: 1_000_000 };
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const lookup = new SecretLookup({ resolve: () => { throw new Error('the vault is down'); }, webhook: 'board', options: secretLookupSettings({}), logger, now: () => state.now });
+    for (let i = 0; i < 600; i++) expect(await codeOf(() => lookup.keysFor(`fresh-${i}`))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(MAX_FAILURE_LINES);
+    state.now += FAILURE_LOG_INTERVAL_MS;
+    expect(await codeOf(() => lookup.keysFor('fresh-600'))).toBe('secret_unavailable');
+    expect(lines).toHaveLength(MAX_FAILURE_LINES + 1);
+    expect(lines.at(-1)).toMatchObject({ boardId: 'fresh-600', dropped: 600 - MAX_FAILURE_LINES });
+  });
+
+  it('keeps at most `maxLookups` lookups in flight over all ids: one more is answered 503 at once, without asking', async () => {
+    const hung: Array<() => void> = [];
+    const { lookup, calls } = lookupWith(() => new Promise<string>((resolve) => hung.push(() => resolve(SECRET))), { maxLookups: 3 });
+    const pending = ['a', 'b', 'c'].map((id) => lookup.keysFor(id));
+    expect(() => lookup.keysFor('d')).toThrow(expect.objectContaining({ code: 'secret_unavailable' }));
+    // A delivery for an id already being looked up shares that lookup.
+    expect(lookup.keysFor('a')).toBeInstanceOf(Promise);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    for (const release of hung) release();
+    await Promise.all(pending);
+    await new Promise((r) => setTimeout(r, 0));
+    const d = lookup.keysFor('d');
+    hung[3]!();
+    await d;
+    expect(calls).toEqual(['a', 'b', 'c', 'd']);
   });
 });
 
