@@ -1,16 +1,21 @@
 /**
- * The import rule of ARCHITECTURE.md, checked by `npm test` (`npm run lint:imports`): the folders of
- * `src/` are layers, listed here from the top (the public entry points) down to the shared pieces,
- * and a module may import its own layer and the layers below it, never one above. A new upward
- * import fails with the name of the rule it breaks, `<layer>-imports-down`.
+ * The import rule of ARCHITECTURE.md, checked by `npm test` (`npm run lint:imports`). The folders of
+ * `src/` are layers, listed from the top (the public entry points) down to the shared pieces; a
+ * module may import its own layer and the layers below it, never one above. The stages of the
+ * pipeline (capture, verify, parse, validate, dedup, inbox, route, observe) are siblings: each may
+ * import only itself and the shared layers, never another stage; `receive/` alone joins them. A
+ * new import that breaks the rule fails with its name: `<layer>-imports-down` or
+ * `<stage>-imports-no-other-stage`.
  */
-const LAYERS = [
+const UPPER = [
   ['entry', '^src/(index[.]ts|web[.]ts|cli/)'],
   ['testing', '^src/testing/'],
   ['watch', '^src/watch/'],
   ['webhooks', '^src/webhooks/'],
   ['adapters', '^src/adapters/'],
   ['receive', '^src/receive/'],
+];
+const STAGES = [
   ['capture', '^src/capture/'],
   ['verify', '^src/verify/'],
   ['parse', '^src/parse/'],
@@ -19,26 +24,41 @@ const LAYERS = [
   ['inbox', '^src/inbox/'],
   ['route', '^src/route/'],
   ['observe', '^src/observe/'],
+];
+const SHARED = [
   ['client', '^src/client/'],
   ['ordering', '^src/ordering/'],
   ['internal', '^src/internal/'],
   ['base', '^src/(errors[.]ts|generated/)'],
 ];
+const LAYERS = [...UPPER, ...STAGES, ...SHARED];
+const anyOf = (layers) => layers.map(([, p]) => `(${p})`).join('|');
 
-const downward = LAYERS.slice(1).map(([name, path], i) => {
-  const above = LAYERS.slice(0, i + 1);
-  return {
-    name: `${name}-imports-down`,
-    comment: `src/${name} sits below ${above.map(([n]) => n).join(', ')} in the pipeline (ARCHITECTURE.md): it may import only itself and the layers below it.`,
-    severity: 'error',
-    from: { path },
-    to: { path: above.map(([, p]) => `(${p})`).join('|') },
-  };
-});
+function rule(name, comment, from, to) {
+  return { name, comment, severity: 'error', from: { path: from }, to: { path: to } };
+}
+
+const upward = [
+  ...UPPER.slice(1).map(([name, path], i) =>
+    rule(`${name}-imports-down`, `src/${name} sits below ${UPPER.slice(0, i + 1).map(([n]) => n).join(', ')} (ARCHITECTURE.md): it may import only itself and the layers below it.`, path, anyOf(UPPER.slice(0, i + 1))),
+  ),
+  ...STAGES.map(([name, path]) => rule(`${name}-imports-down`, `src/${name} is a stage of the pipeline, below ${UPPER.map(([n]) => n).join(', ')} (ARCHITECTURE.md).`, path, anyOf(UPPER))),
+  ...STAGES.map(([name, path]) =>
+    rule(
+      `${name}-imports-no-other-stage`,
+      `The stages are siblings (ARCHITECTURE.md): src/${name} may import only itself and the shared layers (${SHARED.map(([n]) => n).join(', ')}); receive/ alone joins the stages. Move what two stages share down to internal/.`,
+      path,
+      anyOf(STAGES.filter(([other]) => other !== name)),
+    ),
+  ),
+  ...SHARED.map(([name, path], i) =>
+    rule(`${name}-imports-down`, `src/${name} is shared by the layers above it (ARCHITECTURE.md): it may import only itself and the shared layers below it.`, path, anyOf([...UPPER, ...STAGES, ...SHARED.slice(0, i)])),
+  ),
+];
 
 module.exports = {
   forbidden: [
-    ...downward,
+    ...upward,
     {
       name: 'no-circular',
       comment: 'A cycle between modules: move the shared piece down to a layer both may import.',

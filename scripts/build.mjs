@@ -43,7 +43,7 @@ const LAZY_FILES = [
   'dedup/redis-store',
   'dedup/postgres-store',
   'dedup/postgres-sql',
-  'dedup/postgres-mark',
+  'webhooks/delivery-done-sql',
   'inbox/inbox-producer',
   'inbox/redis-connection',
   'receive/inbox-worker',

@@ -49,7 +49,7 @@ export { webhookHealths } from './watch/watch-types';
 export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
 export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
 export { postgresMigrationSql } from './dedup/postgres-sql';
-export { deliveryDoneSql } from './dedup/postgres-mark';
+export { deliveryDoneSql } from './webhooks/delivery-done-sql';
 export { SvcClient, type SvcClientOptions } from './client/svc-client';
 export { checkWebhookUrl, webhookUrlProblem } from './client/webhook-url';
 /** The webhook watcher: reports each webhook svc fails, disables or pauses (docs/never-silently-disabled.md). */

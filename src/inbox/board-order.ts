@@ -1,5 +1,5 @@
 import { keySegment } from '../internal/redis-key';
-import type { SequenceGap } from '../ordering/board-sequence-tracker';
+import type { SequenceGap } from '../internal/delivery';
 
 /**
  * Board order on top of BullMQ (its open-source edition has no job groups): each ordered event

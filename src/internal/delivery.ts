@@ -45,3 +45,9 @@ export interface BotDelivery extends Delivery {
   /** The bot the update is for: the path's bot with a resolver, else the signed `botUserId`. */
   readonly botId: string;
 }
+
+/** A run of missing sequence numbers of a board, both ends included. */
+export interface SequenceGap {
+  readonly from: number;
+  readonly to: number;
+}

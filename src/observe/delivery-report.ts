@@ -5,7 +5,7 @@ import type { WebhookLogger } from '../internal/logger';
 import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import { RequestScope } from '../internal/request-scope';
 import { safeError } from '../internal/safe-error';
-import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from './delivery-record';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from '../internal/delivery-record';
 import { isCountedRefusal, RefusalLog } from './refusal-log';
 import type { DeliveryTrace } from './telemetry';
 

@@ -1,5 +1,6 @@
 import type { WebhookLogger } from '../internal/logger';
 import type { SvcWebhookError } from '../errors';
+import { claimedBoardOf } from '../internal/claimed-board-note';
 import { singleHeader } from '../internal/headers';
 import { printable } from '../internal/printable';
 import type { RequestFacts } from '../internal/request-access';
@@ -12,13 +13,6 @@ const EXPECTED_STATUSES = new Set([400, 401, 408, 409, 413, 415]);
 
 /** At most one line per code per interval; the refusals not logged are counted on the next line. */
 export const REFUSAL_LOG_INTERVAL_MS = 10_000;
-
-// The board a request claimed, noted by the verify step; read when the refusal is logged.
-const claimedBoards = new WeakMap<object, string>();
-
-export function noteClaimedBoard(req: RequestFacts, boardId: string | undefined): void {
-  if (boardId !== undefined) claimedBoards.set(req, boardId);
-}
 
 export function isExpectedRefusal(error: SvcWebhookError): boolean {
   return EXPECTED_STATUSES.has(error.status);
@@ -67,7 +61,7 @@ function claims(req: RequestFacts): Record<string, string> {
   const out: Record<string, string> = {};
   const id = singleHeader(req, 'x-svc-delivery');
   const event = singleHeader(req, 'x-svc-event');
-  const board = claimedBoards.get(req);
+  const board = claimedBoardOf(req);
   if (id !== undefined) out.deliveryId = printable(id);
   if (event !== undefined) out.event = printable(event);
   if (board !== undefined) out.boardId = printable(board);

@@ -16,7 +16,7 @@ import { NO_SECRETS } from '../internal/log-redaction';
 import { handlerSpans, type HandlerCall } from './handler-spans';
 import { API_REGISTRY, instrumentsOf, KNOWN_KINDS, loadApi, messagingAttributes, SPAN_RECEIVE, tracerOf, type Api, type Instruments, type Webhook } from './otel-api';
 import { ProcessTrace, type ProcessAttempt } from './process-trace';
-import type { TraceCarrier } from './trace-carrier';
+import type { TraceCarrier } from '../internal/trace-carrier';
 
 export { SPAN_RECEIVE, SPAN_HANDLER, SPAN_PROCESS, METRIC_DURATION, METRIC_DELIVERIES, DURATION_BUCKETS } from './otel-api';
 export { ProcessTrace, type ProcessAttempt } from './process-trace';

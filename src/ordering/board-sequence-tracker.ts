@@ -1,3 +1,4 @@
+import type { SequenceGap } from '../internal/delivery';
 import { numberOption, readOptions } from '../internal/option-table';
 /**
  * Board events arrive out of order and more than once; each carries `sequence`, monotonic per board.
@@ -13,11 +14,7 @@ export interface SequencedBoardEvent {
   readonly task?: { readonly id?: string } | null;
 }
 
-/** A run of missing sequence numbers, both ends included. */
-export interface SequenceGap {
-  readonly from: number;
-  readonly to: number;
-}
+export type { SequenceGap };
 
 /** The declaration of every `boardSequenceTracker()` option (docs/options.md is made from it). */
 export const SEQUENCE_TRACKER_OPTIONS = {

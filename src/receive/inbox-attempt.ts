@@ -9,7 +9,7 @@ import type { SequenceGap } from '../ordering/board-sequence-tracker';
 import { isThenable } from '../internal/value-checks';
 import { safeError } from '../internal/safe-error';
 import { quietly, type DeliveryReport } from '../observe/delivery-report';
-import type { QueueOutcome } from '../observe/delivery-record';
+import type { QueueOutcome } from '../internal/delivery-record';
 import type { DeliveryTelemetry, ProcessTrace } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import type { DeliveryScope } from '../route/delivery-scope';

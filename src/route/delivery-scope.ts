@@ -2,7 +2,7 @@ import type { WebhookLogger } from '../internal/logger';
 import type { SqlClient } from '../internal/sql-client';
 import { childDropping, NO_SECRETS } from '../internal/log-redaction';
 import type { RequestAccess } from '../internal/request-access';
-import type { SequenceGap } from '../ordering/board-sequence-tracker';
+import type { SequenceGap } from '../internal/delivery';
 import type { Awaitable, DeliveryContext } from './handler-types';
 import { RequestScope } from '../internal/request-scope';
 

@@ -3,7 +3,7 @@ import type { WebhookLogger } from '../internal/logger';
 import type { SqlClient } from '../internal/sql-client';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
-import type { SequenceGap } from '../ordering/board-sequence-tracker';
+import type { SequenceGap } from '../internal/delivery';
 
 export type { Awaitable } from '../internal/awaitable';
 import type { Awaitable } from '../internal/awaitable';
@@ -94,4 +94,4 @@ export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E
 /** A bot handler: `(data, ctx) => void | Promise<void>`; a throw or rejection fails the delivery (retried). */
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
-export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener } from '../observe/delivery-record';
+export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener } from '../internal/delivery-record';

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
-import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal, noteClaimedBoard } from '../../../src/observe/refusal-log';
+import { noteClaimedBoard } from '../../../src/internal/claimed-board-note';
+import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal } from '../../../src/observe/refusal-log';
 import type { RequestFacts } from '../../../src/internal/request-access';
 
 function logOf() {

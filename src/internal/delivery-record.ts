@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Awaitable } from '../internal/awaitable';
+import type { Awaitable } from './awaitable';
 import type { SvcWebhookError } from '../errors';
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from './logger';
 
 /** Where an error happened; fields are absent when the request failed before they were known. */
 export interface ErrorContext {

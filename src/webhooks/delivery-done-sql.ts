@@ -1,6 +1,6 @@
 import type { DeliveryContext } from '../route/handler-types';
 import { DeliveryScope } from '../route/delivery-scope';
-import { PostgresStore, type DoneMarkStatement } from './postgres-store';
+import { PostgresStore, type DoneMarkStatement } from '../dedup/postgres-store';
 
 /**
  * For handlers that keep their own transaction (Prisma, Drizzle, Kysely, a pg client): the

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { memoryStore } from '../../../src/dedup/memory-store';
-import { deliveryDoneSql } from '../../../src/dedup/postgres-mark';
+import { deliveryDoneSql } from '../../../src/webhooks/delivery-done-sql';
 import { postgresStore } from '../../../src/dedup/postgres-store';
 import type { DeliveryStore } from '../../../src/dedup/delivery-store';
 import { DeliveryScope } from '../../../src/route/delivery-scope';
