@@ -19,3 +19,25 @@ export { boardEvent, botUpdate, botCommand, exampleBoardTypes, exampleBotKinds, 
 export type { DeepPartial } from './merge-overrides';
 export { deliverBoardEvent, deliverBotUpdate, postSigned, type DeliverOptions } from './deliver';
 export { silentLogger } from './silent-logger';
+export {
+  createFakeSvc,
+  FakeSvcError,
+  fakeSvcErrorCodes,
+  type FakeSvc,
+  type FakeSvcOptions,
+  type FakeSvcErrorCode,
+  type Audit,
+  type AuditAttempt,
+  type AuditDelivery,
+  type ChaosOptions,
+  type EmulatedBoard,
+  type EmulatedBot,
+  type EmulatedPerson,
+  type BoardEmit,
+  type BotEmit,
+  type ChangeAuthor,
+  type Emitted,
+  type BoardWebhookView,
+  type BotWebhookView,
+  type DeliveryStatus,
+} from './emulator';

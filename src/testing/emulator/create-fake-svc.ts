@@ -1,0 +1,116 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeliveryAudit } from './audit';
+import { readChaos } from './chaos';
+import { manualClock, realClock } from './clock';
+import { controlRoute } from './control-routes';
+import { DeliveryEngine } from './delivery-engine';
+import { readTargetRules } from './delivery-target';
+import { Directory } from './directory';
+import { EmulatorCore } from './emulator-core';
+import { FakeSvcError } from './emulator-error';
+import type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
+import { ApiRefusal, sendRefusal } from './http-answer';
+import { seededRandom } from './random';
+import { svcRoute } from './svc-routes';
+
+function readPort(port: unknown): number {
+  if (port === undefined) return 0;
+  if (!Number.isSafeInteger(port) || (port as number) < 0 || (port as number) > 65535) throw new FakeSvcError('invalid_option', 'port is a whole number from 0 to 65535');
+  return port as number;
+}
+
+function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function urlHost(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+/**
+ * Starts an emulator of svc's webhooks on this machine: GET /api/version, the bot and board
+ * webhook routes with svc's rules for tokens, secrets and urls, and a delivery engine that signs
+ * and POSTs events as svc does, retries them on svc's schedule, disables a webhook failing for a
+ * day and pauses board webhooks on a plan drop. One board (Business plan), a person who manages
+ * it, and a bot exist from the start. Close it when done.
+ *
+ * @example
+ * ```ts
+ * const svc = await createFakeSvc({ clock: 'manual', allowLoopback: true });
+ * svc.emitBoardEvent({ type: 'task.created' });
+ * await svc.advance(0);
+ * svc.audit.assertAllDelivered();
+ * await svc.close();
+ * ```
+ */
+export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSvc> {
+  if (typeof options !== 'object' || options === null) throw new FakeSvcError('invalid_option', 'createFakeSvc takes an options object');
+  const host = options.host ?? '127.0.0.1';
+  if (typeof host !== 'string' || host === '') throw new FakeSvcError('invalid_option', 'host is an address to listen on');
+  const port = readPort(options.port);
+  if (options.clock !== undefined && options.clock !== 'manual' && options.clock !== 'real') throw new FakeSvcError('invalid_option', 'clock is "manual" or "real"');
+  if (options.allowLoopback !== undefined && typeof options.allowLoopback !== 'boolean') throw new FakeSvcError('invalid_option', 'allowLoopback is a boolean');
+  const chaos = readChaos(options.chaos);
+  const targets = readTargetRules(options.forward, options.allowedHosts);
+  const clock = options.clock === 'manual' ? manualClock(Date.now()) : realClock();
+  const audit = new DeliveryAudit();
+  const directory = new Directory();
+  const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
+  const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: options.allowLoopback ?? false });
+  const board = directory.addBoard({ key: 'ENG', name: 'Engineering' });
+  let closed = false;
+  const open = (): void => {
+    if (closed) throw new FakeSvcError('closed', 'the emulator was closed');
+  };
+
+  const svc: FakeSvc = {
+    baseUrl: '',
+    board,
+    person: directory.addPerson([board.id]),
+    bot: directory.addBot(),
+    manualClock: clock.manual,
+    audit,
+    addBoard: (input) => directory.addBoard(input),
+    addBot: () => directory.addBot(),
+    addPerson: (boardIds) => directory.addPerson(boardIds),
+    boards: () => [...directory.boards.values()].map((b) => ({ ...b })),
+    bots: () => directory.botIds(),
+    emitBoardEvent: ({ boardId = board.id, ...input }) => (open(), core.emitBoardEvent(boardId, input)),
+    emitBotUpdate: ({ botId = svc.bot.id, ...input }) => (open(), core.emitBotUpdate(botId, input)),
+    setPlan: (plan, boardId = board.id) => core.setPlan(boardId, plan),
+    webhook: ((owner: { boardId: string } | { botId: string }) => ('boardId' in owner ? core.view('board', owner.boardId) : core.view('bot', owner.botId))) as FakeSvc['webhook'],
+    advance: async (ms) => {
+      open();
+      await clock.advance(ms);
+      await engine.idle();
+    },
+    now: () => clock.now(),
+    settled: () => engine.idle(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      clock.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const answer = async (): Promise<void> => {
+      if (await controlRoute(svc, req, res)) return;
+      if (await svcRoute(core, req, res)) return;
+      throw new ApiRefusal(404, 'not_found', 'no such route');
+    };
+    answer().catch((err: unknown) => sendRefusal(res, err));
+  });
+  const address = await listen(server, host, port);
+  (svc as { baseUrl: string }).baseUrl = `http://${urlHost(address)}:${address.port}`;
+  return svc;
+}

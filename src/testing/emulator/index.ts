@@ -1,0 +1,11 @@
+/** The svc emulator of `svc-webhooks/testing`: `createFakeSvc` and what it answers with. */
+export { createFakeSvc } from './create-fake-svc';
+export type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
+export { FakeSvcError, fakeSvcErrorCodes, type FakeSvcErrorCode } from './emulator-error';
+export type { Audit, AuditAttempt, AuditDelivery } from './audit';
+export type { ChaosOptions } from './chaos';
+export type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
+export type { BoardEmit, BotEmit, ChangeAuthor } from './emitted-events';
+export type { Emitted } from './emulator-core';
+export type { BoardWebhookView, BotWebhookView, DeliveryStatus } from './webhook-record';
+export { CONTROL_ROUTES } from './control-routes';
