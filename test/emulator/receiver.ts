@@ -20,6 +20,8 @@ export interface TestReceiver {
   readonly botUrl: string;
   /** Board deliveries the handler ran, in order: id and sequence. */
   readonly board: Array<{ id: string; sequence: number; type: string }>;
+  /** The board events the handler ran for, whole. */
+  readonly boardEvents: Array<Record<string, unknown>>;
   /** Bot deliveries the handler ran, in order. */
   readonly bot: string[];
   /** Every request that reached the server, with its headers. */
@@ -31,11 +33,15 @@ export interface TestReceiver {
 
 export async function startReceiver(secrets: { board?: string; bot?: string } = {}): Promise<TestReceiver> {
   const board: TestReceiver['board'] = [];
+  const boardEvents: Array<Record<string, unknown>> = [];
   const bot: string[] = [];
   const requests: TestReceiver['requests'] = [];
   const hung = new Set<ServerResponse>();
   let override: Override | undefined;
-  const boardHook = svcBoardWebhook({ secret: secrets.board ?? BOARD_SECRET, logger: silentLogger }).onAny((event) => void board.push({ id: event.id, sequence: event.sequence, type: event.type }));
+  const boardHook = svcBoardWebhook({ secret: secrets.board ?? BOARD_SECRET, logger: silentLogger }).onAny((event) => {
+    board.push({ id: event.id, sequence: event.sequence, type: event.type });
+    boardEvents.push(event as unknown as Record<string, unknown>);
+  });
   const botHook = svcBotWebhook({ secret: secrets.bot ?? BOT_SECRET, logger: silentLogger }).onAny((_data, ctx) => void bot.push(ctx.deliveryId));
   const handler = createNodeHandler(boardHook, createNodeHandler(botHook));
   const server: Server = createServer((req, res) => {
@@ -59,6 +65,7 @@ export async function startReceiver(secrets: { board?: string; bot?: string } = 
     boardUrl: `${url}${boardHook.path}`,
     botUrl: `${url}${botHook.path}`,
     board,
+    boardEvents,
     bot,
     requests,
     answer: (next) => void (override = next),
