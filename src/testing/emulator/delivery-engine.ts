@@ -122,13 +122,15 @@ export class DeliveryEngine {
     delivery.attempts += 1;
     const copy: Copy = { hook, delivery, attempt: delivery.attempts, copy: 'original' };
     const concurrent = this.#parts.random.chance(this.#parts.chaos.concurrentCopyRate);
-    const [result] = await Promise.all([this.#send(copy), ...(concurrent ? [this.#send({ ...copy, copy: 'concurrent' })] : [])]);
+    const results = await Promise.all([this.#send(copy), ...(concurrent ? [this.#send({ ...copy, copy: 'concurrent' })] : [])]);
     if (delivery.status !== 'pending') return;
-    if (result!.ok) {
+    // Two copies at once race for the receiver's claim; the attempt succeeded when either got a 2xx.
+    const result = results.find((r) => r.ok) ?? results[0]!;
+    if (result.ok) {
       this.#succeeded(hook, delivery);
       if (this.#parts.random.chance(this.#parts.chaos.duplicateRate)) await this.#send({ ...copy, copy: 'duplicate' });
     } else {
-      this.#failed(hook, delivery, result!.error ?? 'failed');
+      this.#failed(hook, delivery, result.error ?? 'failed');
     }
   }
 
