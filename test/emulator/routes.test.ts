@@ -178,4 +178,44 @@ describe('the emulated svc routes', () => {
     const big = await call(svc, { method: 'PUT', path: boardPath(), token: svc.person.token, body: JSON.stringify({ url: PUBLIC_URL, pad: 'x'.repeat(70_000) }) });
     expect([big.status, big.body.code]).toEqual([413, 'body_too_large']);
   });
+
+  describe('what a test reads of the requests and the secrets', () => {
+    it("should record each request to svc's routes with its headers, body and status, and not the control routes", async () => {
+      await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret: SECRET } });
+      await call(svc, { method: 'GET', path: '/api/version' });
+      await fetch(`${svc.baseUrl}/_emulator`);
+      expect(svc.requests().map((r) => [r.method, r.url, r.status, r.headers.authorization])).toEqual([
+        ['PUT', '/api/bots/me/webhook', 200, `Bearer ${svc.bot.token}`],
+        ['GET', '/api/version', 200, undefined],
+      ]);
+      expect(JSON.parse(svc.requests()[0]!.body)).toEqual({ url: 'https://bot.example.com/hook', secret: SECRET });
+    });
+
+    it('should tell whether a webhook holds a secret without showing it', async () => {
+      await call(svc, { method: 'PUT', path: boardPath(), token: svc.person.token, body: { url: PUBLIC_URL, secret: SECRET } });
+      expect(svc.secretMatches({ boardId: svc.board.id }, SECRET)).toBe(true);
+      expect(svc.secretMatches({ boardId: svc.board.id }, `${SECRET}x`)).toBe(false);
+      expect(svc.secretMatches({ botId: svc.bot.id }, SECRET)).toBe(false);
+    });
+
+    it('should answer 401 to a revoked token', async () => {
+      svc.revokeToken(svc.bot.token);
+      svc.revokeToken(svc.person.token);
+      expect((await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token })).status).toBe(401);
+      expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).status).toBe(401);
+    });
+  });
+});
+
+describe('with botGetWrapped: false', () => {
+  it('should answer the bot GET with the bare state, and PUT still wrapped', async () => {
+    const svc = await createFakeSvc({ botGetWrapped: false });
+    try {
+      const put = await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret: SECRET } });
+      const get = await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token });
+      expect(get.body).toEqual(put.body.webhook);
+    } finally {
+      await svc.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FakeSvc } from './fake-svc-types';
 import { FakeSvcError } from './emulator-error';
-import { ApiRefusal, jsonObject, readBody, sendJson } from './http-answer';
+import { ApiRefusal, jsonObject, sendJson } from './http-answer';
 
 /** The prefix of the emulator's own control routes, apart from svc's `/api`. */
 export const CONTROL_PREFIX = '/_emulator';
@@ -50,12 +50,12 @@ function control(svc: FakeSvc, method: string, parts: readonly string[], body: R
 }
 
 /** The control routes under `/_emulator`; false for any other path. */
-export async function controlRoute(svc: FakeSvc, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+export async function controlRoute(svc: FakeSvc, req: IncomingMessage, res: ServerResponse, text: string): Promise<boolean> {
   const path = (req.url ?? '/').split('?')[0]!;
   if (path !== CONTROL_PREFIX && !path.startsWith(`${CONTROL_PREFIX}/`)) return false;
   try {
     const parts = path.slice(CONTROL_PREFIX.length + 1).split('/').filter((p) => p !== '').map(decodeURIComponent);
-    const body = req.method === 'GET' ? {} : jsonObject(await readBody(req));
+    const body = req.method === 'GET' ? {} : jsonObject(text);
     const answer = await control(svc, req.method ?? 'GET', parts, body);
     sendJson(res, req.method === 'POST' && parts[0] !== 'advance' ? 201 : 200, answer);
   } catch (err) {

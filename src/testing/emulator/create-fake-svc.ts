@@ -9,8 +9,8 @@ import { readTargetRules } from './delivery-target';
 import { Directory } from './directory';
 import { EmulatorCore } from './emulator-core';
 import { FakeSvcError } from './emulator-error';
-import type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
-import { ApiRefusal, sendRefusal } from './http-answer';
+import type { ApiRequest, FakeSvc, FakeSvcOptions } from './fake-svc-types';
+import { ApiRefusal, readBody, sendRefusal } from './http-answer';
 import { seededRandom } from './random';
 import { svcRoute } from './svc-routes';
 
@@ -57,6 +57,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const port = readPort(options.port);
   if (options.clock !== undefined && options.clock !== 'manual' && options.clock !== 'real') throw new FakeSvcError('invalid_option', 'clock is "manual" or "real"');
   if (options.allowLoopback !== undefined && typeof options.allowLoopback !== 'boolean') throw new FakeSvcError('invalid_option', 'allowLoopback is a boolean');
+  if (options.botGetWrapped !== undefined && typeof options.botGetWrapped !== 'boolean') throw new FakeSvcError('invalid_option', 'botGetWrapped is a boolean');
   const chaos = readChaos(options.chaos);
   const targets = readTargetRules(options.forward, options.allowedHosts);
   const clock = options.clock === 'manual' ? manualClock(Date.now()) : realClock();
@@ -65,6 +66,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
   const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: options.allowLoopback ?? false });
   const board = directory.addBoard({ key: 'ENG', name: 'Engineering' });
+  const requests: ApiRequest[] = [];
   let closed = false;
   const open = (): void => {
     if (closed) throw new FakeSvcError('closed', 'the emulator was closed');
@@ -93,6 +95,9 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     },
     now: () => clock.now(),
     settled: () => engine.idle(),
+    requests: () => [...requests],
+    secretMatches: (owner, secret) => ('boardId' in owner ? core.secretMatches('board', owner.boardId, secret) : core.secretMatches('bot', owner.botId, secret)),
+    revokeToken: (token) => directory.revoke(token),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -104,8 +109,14 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const answer = async (): Promise<void> => {
-      if (await controlRoute(svc, req, res)) return;
-      if (await svcRoute(core, req, res)) return;
+      const body = await readBody(req);
+      if (await controlRoute(svc, req, res, body)) return;
+      if ((req.url ?? '').startsWith('/api/')) {
+        const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined };
+        requests.push(entry);
+        res.on('finish', () => (entry.status = res.statusCode));
+      }
+      if (await svcRoute(core, { req, res, body }, options.botGetWrapped ?? true)) return;
       throw new ApiRefusal(404, 'not_found', 'no such route');
     };
     answer().catch((err: unknown) => sendRefusal(res, err));

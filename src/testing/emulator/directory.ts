@@ -69,6 +69,13 @@ export class Directory {
     return board;
   }
 
+  /** Forgets `token`, so it authenticates no more; the bot or person stays (a bot gets no new token here). */
+  revoke(token: string): void {
+    const botId = botIdOf(token);
+    if (botId !== undefined && this.#bots.get(botId) === hash(token)) this.#bots.set(botId, 'revoked');
+    this.#people.delete(hash(token));
+  }
+
   /** The ids of every bot. */
   botIds(): string[] {
     return [...this.#bots.keys()];

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DeliveryAudit } from './audit';
 import type { EmulatorClock } from './clock';
 import type { DeliveryEngine } from './delivery-engine';
@@ -50,6 +50,14 @@ export class EmulatorCore {
   view(kind: 'board' | 'bot', ownerId: string): BotWebhookView | BoardWebhookView | undefined {
     const hook = this.hook(kind, ownerId);
     return hook === undefined ? undefined : viewOf(hook);
+  }
+
+  /** Whether the webhook holds `candidate` as its secret, compared in constant time. */
+  secretMatches(kind: 'board' | 'bot', ownerId: string, candidate: string): boolean {
+    const hook = this.hook(kind, ownerId);
+    if (hook === undefined || typeof candidate !== 'string') return false;
+    const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+    return timingSafeEqual(digest(hook.secret), digest(candidate));
   }
 
   /** PUT: creates, replaces or re-enables; a board PUT with no secret gets one generated, returned once. */

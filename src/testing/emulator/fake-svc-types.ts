@@ -33,6 +33,20 @@ export interface FakeSvcOptions {
   allowedHosts?: string[];
   /** Delivery faults svc is allowed to show; all off by default. */
   chaos?: ChaosOptions;
+  /** Whether GET /api/bots/me/webhook wraps the state in `webhook`, as PUT does (the spec leaves it open). Default true. */
+  botGetWrapped?: boolean;
+}
+
+/** One request a client made to svc's routes (`/api/…`), as it arrived, and the status answered. */
+export interface ApiRequest {
+  readonly method: string;
+  /** The path and query, as sent (percent-encoding kept). */
+  readonly url: string;
+  /** The request headers, Authorization included: for a test's assertions; the emulator never prints them. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: string;
+  /** The status answered; undefined until the answer is sent. */
+  readonly status: number | undefined;
 }
 
 /** A running svc emulator: svc's webhook routes over HTTP, and a control API for the test. */
@@ -75,6 +89,15 @@ export interface FakeSvc {
   now(): number;
   /** Resolves once no delivery is ready or in flight (later retries do not count). */
   settled(): Promise<void>;
+  /** Every request made to svc's routes so far, in order (the control routes are not in it). */
+  requests(): ApiRequest[];
+  /**
+   * Whether the webhook of a board or bot holds `secret` (compared in constant time): what a test
+   * checks instead of reading the secret, which svc never shows.
+   */
+  secretMatches(owner: { boardId: string } | { botId: string }, secret: string): boolean;
+  /** Revokes a token this emulator issued: svc answers 401 to it from now on. */
+  revokeToken(token: string): void;
   /** Stops the server and every timer. */
   close(): Promise<void>;
 }

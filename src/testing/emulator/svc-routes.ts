@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from './directory';
 import type { EmulatorCore } from './emulator-core';
-import { ApiRefusal, jsonObject, readBody, sendJson } from './http-answer';
+import { ApiRefusal, jsonObject, sendJson } from './http-answer';
+
+/** One request to svc's routes: what it is answered on, and its body, already read. */
+export interface ApiCall {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly body: string;
+}
 
 /** What GET /api/version answers. */
 export const EMULATED_VERSION = {
@@ -27,15 +34,15 @@ function methodNotAllowed(allowed: string): never {
   throw new ApiRefusal(405, 'method_not_allowed', `this route takes ${allowed}`, { allow: allowed });
 }
 
-async function botRoute(core: EmulatorCore, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function botRoute(core: EmulatorCore, { req, res, body }: ApiCall, wrapped: boolean): Promise<void> {
   const caller = authenticated(core, req);
   if (caller.kind !== 'bot') throw new ApiRefusal(403, 'forbidden', 'the bot webhook routes take the bot\'s own token');
   if (req.method === 'GET') {
     const view = core.view('bot', caller.botId);
     if (view === undefined) throw new ApiRefusal(404, 'not_found', 'the bot has no webhook');
-    return sendJson(res, 200, { webhook: view });
+    return sendJson(res, 200, wrapped ? { webhook: view } : view);
   }
-  if (req.method === 'PUT') return sendJson(res, 200, { webhook: core.put('bot', caller.botId, jsonObject(await readBody(req))).view });
+  if (req.method === 'PUT') return sendJson(res, 200, { webhook: core.put('bot', caller.botId, jsonObject(body)).view });
   if (req.method === 'DELETE') {
     core.delete('bot', caller.botId);
     return sendJson(res, 204);
@@ -43,7 +50,7 @@ async function botRoute(core: EmulatorCore, req: IncomingMessage, res: ServerRes
   methodNotAllowed('GET, PUT, DELETE');
 }
 
-async function boardRoute(core: EmulatorCore, req: IncomingMessage, res: ServerResponse, match: RegExpExecArray): Promise<void> {
+async function boardRoute(core: EmulatorCore, { req, res, body }: ApiCall, match: RegExpExecArray): Promise<void> {
   const caller = authenticated(core, req);
   let boardId: string;
   try {
@@ -68,7 +75,7 @@ async function boardRoute(core: EmulatorCore, req: IncomingMessage, res: ServerR
     return sendJson(res, 200, view);
   }
   if (req.method === 'PUT') {
-    const { view, generated } = core.put('board', boardId, jsonObject(await readBody(req)));
+    const { view, generated } = core.put('board', boardId, jsonObject(body));
     return sendJson(res, 200, generated === undefined ? view : { ...view, secret: generated });
   }
   if (req.method === 'DELETE') {
@@ -78,8 +85,12 @@ async function boardRoute(core: EmulatorCore, req: IncomingMessage, res: ServerR
   methodNotAllowed('GET, PUT, DELETE');
 }
 
-/** svc's routes: GET /api/version and the bot and board webhook routes; false for any other path. */
-export async function svcRoute(core: EmulatorCore, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+/**
+ * svc's routes: GET /api/version and the bot and board webhook routes; false for any other path.
+ * `botGetWrapped`: whether the bot GET wraps its state in `webhook` as PUT does (the spec leaves it open).
+ */
+export async function svcRoute(core: EmulatorCore, call: ApiCall, botGetWrapped: boolean): Promise<boolean> {
+  const { req, res } = call;
   const path = (req.url ?? '/').split('?')[0]!;
   if (path === '/api/version') {
     if (req.method !== 'GET') methodNotAllowed('GET');
@@ -87,11 +98,11 @@ export async function svcRoute(core: EmulatorCore, req: IncomingMessage, res: Se
     return true;
   }
   if (path === '/api/bots/me/webhook') {
-    await botRoute(core, req, res);
+    await botRoute(core, call, botGetWrapped);
     return true;
   }
   const match = BOARD_ROUTE.exec(path);
   if (match === null) return false;
-  await boardRoute(core, req, res, match);
+  await boardRoute(core, call, match);
   return true;
 }
