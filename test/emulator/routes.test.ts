@@ -104,6 +104,11 @@ describe('the emulated svc routes', () => {
       ['a loopback address', 'https://127.0.0.1/x'],
       ['a private address', 'https://10.1.2.3/x'],
       ['a private IPv6 address', 'https://[fd00::1]/x'],
+      ['172.16/12', 'https://172.16.0.1/x'],
+      ['192.168/16', 'https://192.168.1.1/x'],
+      ['169.254/16', 'https://169.254.0.1/x'],
+      ['::1', 'https://[::1]/x'],
+      ['fe80::/10', 'https://[fe80::1]/x'],
       ['a single-label name', 'https://intranet/x'],
       ['something that is not a URL', 'not a url'],
       ['no url', undefined],
@@ -165,6 +170,7 @@ describe('the emulated svc routes', () => {
       const first = await call(svc, { method: 'POST', path: `${boardPath()}/ping`, token: svc.person.token });
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ ok: false, status: 0, error: expect.stringContaining('allowedHosts') });
+      expect((await call(svc, { method: 'POST', path: `${boardPath()}/ping`, token: svc.person.token })).headers.get('retry-after')).toBe('10');
       await svc.advance(9_999);
       const again = await call(svc, { method: 'POST', path: `${boardPath()}/ping`, token: svc.person.token });
       expect([again.status, again.body.code, again.headers.get('retry-after')]).toEqual([429, 'rate_limited', '1']);
