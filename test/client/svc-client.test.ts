@@ -29,7 +29,7 @@ describe('SvcClient', () => {
   });
   afterAll(() => app.close());
   beforeEach(async () => {
-    svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': app.url } });
+    svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': app.url }, versionInfo: { version: '1.42.0', commit: 'a1b2c3d' } });
     receiver = undefined;
   });
   afterEach(() => svc.close());
@@ -40,7 +40,7 @@ describe('SvcClient', () => {
   describe('version()', () => {
     it('reads GET /api/version without a token', async () => {
       const info = await new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token }).version();
-      expect(info).toMatchObject({ version: 'emulated', commit: 'unknown', license: 'AGPL-3.0-only' });
+      expect(info).toMatchObject({ version: '1.42.0', commit: 'a1b2c3d', license: 'AGPL-3.0-only' });
       expect(svc.requests()[0]!.headers.authorization).toBeUndefined();
     });
 

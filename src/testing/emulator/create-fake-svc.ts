@@ -12,7 +12,7 @@ import { FakeSvcError } from './emulator-error';
 import type { ApiRequest, FakeSvc, FakeSvcOptions } from './fake-svc-types';
 import { ApiRefusal, readBody, sendRefusal } from './http-answer';
 import { seededRandom } from './random';
-import { svcRoute } from './svc-routes';
+import { EMULATED_VERSION, svcRoute, type RouteSettings } from './svc-routes';
 
 function readPort(port: unknown): number {
   if (port === undefined) return 0;
@@ -58,6 +58,8 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   if (options.clock !== undefined && options.clock !== 'manual' && options.clock !== 'real') throw new FakeSvcError('invalid_option', 'clock is "manual" or "real"');
   if (options.allowLoopback !== undefined && typeof options.allowLoopback !== 'boolean') throw new FakeSvcError('invalid_option', 'allowLoopback is a boolean');
   if (options.botGetWrapped !== undefined && typeof options.botGetWrapped !== 'boolean') throw new FakeSvcError('invalid_option', 'botGetWrapped is a boolean');
+  if (options.versionInfo !== undefined && (typeof options.versionInfo !== 'object' || options.versionInfo === null)) throw new FakeSvcError('invalid_option', 'versionInfo is an object of version fields');
+  const settings: RouteSettings = { botGetWrapped: options.botGetWrapped ?? true, version: { ...EMULATED_VERSION, ...options.versionInfo } };
   const chaos = readChaos(options.chaos);
   const targets = readTargetRules(options.forward, options.allowedHosts);
   const clock = options.clock === 'manual' ? manualClock(Date.now()) : realClock();
@@ -116,7 +118,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
         requests.push(entry);
         res.on('finish', () => (entry.status = res.statusCode));
       }
-      if (await svcRoute(core, { req, res, body }, options.botGetWrapped ?? true)) return;
+      if (await svcRoute(core, { req, res, body }, settings)) return;
       throw new ApiRefusal(404, 'not_found', 'no such route');
     };
     answer().catch((err: unknown) => sendRefusal(res, err));

@@ -1,3 +1,4 @@
+import type { VersionInfo } from '../../client/setup-types';
 import type { Audit } from './audit';
 import type { ChaosOptions } from './chaos';
 import type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
@@ -35,6 +36,8 @@ export interface FakeSvcOptions {
   chaos?: ChaosOptions;
   /** Whether GET /api/bots/me/webhook wraps the state in `webhook`, as PUT does (the spec leaves it open). Default true. */
   botGetWrapped?: boolean;
+  /** Fields of GET /api/version over the default (`version: 'dev'`, `commit: 'unknown'`, as a local build of svc answers). */
+  versionInfo?: Partial<VersionInfo>;
 }
 
 /** One request a client made to svc's routes (`/api/…`), as it arrived, and the status answered. */

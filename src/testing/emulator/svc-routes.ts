@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { VersionInfo } from '../../client/setup-types';
 import type { Caller } from './directory';
 import type { EmulatorCore } from './emulator-core';
 import { ApiRefusal, jsonObject, sendJson } from './http-answer';
@@ -10,17 +11,17 @@ export interface ApiCall {
   readonly body: string;
 }
 
-/** What GET /api/version answers. */
-export const EMULATED_VERSION = {
-  version: 'emulated',
+/** What GET /api/version answers unless `versionInfo` says otherwise: a local build, as the spec words it. */
+export const EMULATED_VERSION: Readonly<VersionInfo> = {
+  version: 'dev',
   commit: 'unknown',
   license: 'AGPL-3.0-only',
   commercialLicense: 'https://svc.example.com/license',
   attribution: 'Powered by svc',
   url: 'https://svc.example.com',
-  product: 'svc (emulated by svc-webhooks)',
+  product: 'svc',
   planContact: 'sales@svc.example.com',
-} as const;
+};
 
 const BOARD_ROUTE = /^\/api\/boards\/([^/]+)\/webhook(\/ping)?$/;
 
@@ -85,20 +86,25 @@ async function boardRoute(core: EmulatorCore, { req, res, body }: ApiCall, match
   methodNotAllowed('GET, PUT, DELETE');
 }
 
-/**
- * svc's routes: GET /api/version and the bot and board webhook routes; false for any other path.
- * `botGetWrapped`: whether the bot GET wraps its state in `webhook` as PUT does (the spec leaves it open).
- */
-export async function svcRoute(core: EmulatorCore, call: ApiCall, botGetWrapped: boolean): Promise<boolean> {
+/** How the routes answer where the spec leaves it open. */
+export interface RouteSettings {
+  /** Whether the bot GET wraps its state in `webhook` as PUT does. */
+  readonly botGetWrapped: boolean;
+  /** What GET /api/version answers. */
+  readonly version: VersionInfo;
+}
+
+/** svc's routes: GET /api/version and the bot and board webhook routes; false for any other path. */
+export async function svcRoute(core: EmulatorCore, call: ApiCall, settings: RouteSettings): Promise<boolean> {
   const { req, res } = call;
   const path = (req.url ?? '/').split('?')[0]!;
   if (path === '/api/version') {
     if (req.method !== 'GET') methodNotAllowed('GET');
-    sendJson(res, 200, EMULATED_VERSION);
+    sendJson(res, 200, settings.version);
     return true;
   }
   if (path === '/api/bots/me/webhook') {
-    await botRoute(core, call, botGetWrapped);
+    await botRoute(core, call, settings.botGetWrapped);
     return true;
   }
   const match = BOARD_ROUTE.exec(path);
