@@ -22,6 +22,14 @@ export interface SendInput {
   readonly drop?: boolean;
 }
 
+/** How much of a refusal's body lastError and the ping's error quote. */
+const MAX_ERROR_TEXT = 200;
+
+function errorText(body: string): string {
+  const line = body.replace(/\s+/g, ' ').trim().slice(0, MAX_ERROR_TEXT);
+  return line === '' ? '' : `: ${line}`;
+}
+
 function failure(error: string, status: number | null = null): SendResult {
   return { ok: false, status, error };
 }
@@ -62,11 +70,15 @@ export function sendRequest(input: SendInput): Promise<SendResult> {
     const headers = { ...input.headers, 'Content-Length': String(Buffer.byteLength(input.body, 'utf8')) };
     const req = request(input.target, { method: 'POST', headers, agent: false }, (res) => {
       const status = res.statusCode ?? 0;
-      res.resume();
+      // The start of a refusal's body says why (a receiver's error code); the rest is read and dropped.
+      let head = '';
+      res.on('data', (chunk: Buffer) => {
+        if (head.length < MAX_ERROR_TEXT) head += chunk.toString('utf8');
+      });
       res.on('end', () => {
         if (status >= 200 && status < 300) settle({ ok: true, status, error: null });
         else if (status >= 300 && status < 400) settle(failure(`redirect ${status} not followed`, status));
-        else settle(failure(`receiver answered ${status}`, status));
+        else settle(failure(`receiver answered ${status}${errorText(head)}`, status));
       });
       res.on('error', () => settle(failure('the answer was cut off', status)));
     });
