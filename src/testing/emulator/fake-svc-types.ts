@@ -66,8 +66,11 @@ export interface FakeSvc {
   readonly manualClock: boolean;
   /** What was sent and answered, and the assertions on it. */
   readonly audit: Audit;
-  /** A new board on the Business plan, in a workspace of its own unless `workspaceId` names one. */
-  addBoard(input?: { key?: string; name?: string; workspaceId?: string }): EmulatedBoard;
+  /**
+   * A new board on the Business plan, in a workspace of its own unless `workspaceId` names one,
+   * managed by `managers` (such as `svc.person`) besides the people `addPerson` makes for it.
+   */
+  addBoard(input?: { key?: string; name?: string; workspaceId?: string; managers?: readonly EmulatedPerson[] }): EmulatedBoard;
   /** A new bot and its token. */
   addBot(): EmulatedBot;
   /** A new person who manages `boardIds`. */
