@@ -40,4 +40,7 @@ export {
   type BoardWebhookView,
   type BotWebhookView,
   type DeliveryStatus,
+  type StateTimeFormat,
+  type ApiFault,
+  type ApiFaultAnswer,
 } from './emulator';

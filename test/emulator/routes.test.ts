@@ -225,3 +225,60 @@ describe('with botGetWrapped: false', () => {
     }
   });
 });
+
+describe('injected faults of the API', () => {
+  let svc: FakeSvc;
+  const boardPath = () => `/api/boards/${svc.board.id}/webhook`;
+  beforeEach(async () => {
+    svc = await createFakeSvc({ clock: 'manual' });
+    await call(svc, { method: 'PUT', path: boardPath(), token: svc.person.token, body: { url: PUBLIC_URL, secret: SECRET } });
+  });
+  afterEach(() => svc.close());
+
+  it('should answer a status with Retry-After for the times asked, on the method and webhook asked, then the route again', async () => {
+    svc.injectApiFault({ status: 503, retryAfter: '7', times: 1, method: 'GET', on: { boardId: svc.board.id } });
+    const faulted = await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token });
+    expect([faulted.status, faulted.headers.get('retry-after')]).toEqual([503, '7']);
+    expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).status).toBe(200);
+  });
+
+  it('should not touch another webhook, and stop once removed', async () => {
+    const remove = svc.injectApiFault({ status: 500, on: 'bot' });
+    expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).status).toBe(200);
+    expect((await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token })).status).toBe(500);
+    remove();
+    expect((await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token })).status).toBe(404);
+  });
+
+  it('should answer fields over the state, and bodies that are not the state', async () => {
+    svc.injectApiFault({ fields: { pausedReason: 'LEGAL_HOLD' }, times: 1 });
+    expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).body).toMatchObject({ url: PUBLIC_URL, pausedReason: 'LEGAL_HOLD' });
+    svc.injectApiFault({ kind: 'malformed-json', times: 1 });
+    const res = await fetch(`${svc.baseUrl}${boardPath()}`, { headers: { authorization: `Bearer ${svc.person.token}` } });
+    expect([res.status, await res.text()]).toEqual([200, '{"enabled": tru']);
+  });
+
+  it('should hold a no-answer open until the client gives up', async () => {
+    svc.injectApiFault({ kind: 'no-answer' });
+    await expect(fetch(`${svc.baseUrl}${boardPath()}`, { headers: { authorization: `Bearer ${svc.person.token}` }, signal: AbortSignal.timeout(200) })).rejects.toThrow();
+  });
+
+  it('should refuse a fault with no answer or two', () => {
+    expect(() => svc.injectApiFault({} as never)).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+    expect(() => svc.injectApiFault({ status: 500, kind: 'empty' } as never)).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+  });
+
+  it.each([
+    ['epoch-seconds', (ms: number) => Math.floor(ms / 1000)],
+    ['epoch-ms', (ms: number) => ms],
+    ['http-date', (ms: number) => new Date(ms).toUTCString()],
+  ] as const)('should write the state timestamps as %s when told', async (format, write) => {
+    await svc.advance(0);
+    svc.emitBoardEvent({ type: 'task.created' });
+    await svc.advance(0);
+    svc.setStateTimeFormat(format);
+    const { body } = await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token });
+    expect(body.failingSince).toEqual(write(svc.now()));
+  });
+});
+

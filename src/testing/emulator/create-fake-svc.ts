@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ApiFaults } from './api-faults';
 import { DeliveryAudit } from './audit';
 import { readChaos } from './chaos';
 import { manualClock, realClock } from './clock';
@@ -10,6 +11,7 @@ import { Directory } from './directory';
 import { EmulatorCore } from './emulator-core';
 import { FakeSvcError } from './emulator-error';
 import type { ApiRequest, FakeSvc, FakeSvcOptions } from './fake-svc-types';
+import { STATE_TIME_FORMATS } from './webhook-record';
 import { ApiRefusal, readBody, sendRefusal } from './http-answer';
 import { seededRandom } from './random';
 import { EMULATED_VERSION, svcRoute, type RouteSettings } from './svc-routes';
@@ -59,7 +61,8 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   if (options.allowLoopback !== undefined && typeof options.allowLoopback !== 'boolean') throw new FakeSvcError('invalid_option', 'allowLoopback is a boolean');
   if (options.botGetWrapped !== undefined && typeof options.botGetWrapped !== 'boolean') throw new FakeSvcError('invalid_option', 'botGetWrapped is a boolean');
   if (options.versionInfo !== undefined && (typeof options.versionInfo !== 'object' || options.versionInfo === null)) throw new FakeSvcError('invalid_option', 'versionInfo is an object of version fields');
-  const settings: RouteSettings = { botGetWrapped: options.botGetWrapped ?? true, version: { ...EMULATED_VERSION, ...options.versionInfo } };
+  const faults = new ApiFaults();
+  const settings: RouteSettings = { botGetWrapped: options.botGetWrapped ?? true, version: { ...EMULATED_VERSION, ...options.versionInfo }, faults };
   const chaos = readChaos(options.chaos);
   const targets = readTargetRules(options.forward, options.allowedHosts);
   const clock = options.clock === 'manual' ? manualClock(Date.now()) : realClock();
@@ -100,10 +103,16 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     requests: () => [...requests],
     secretMatches: (owner, secret) => ('boardId' in owner ? core.secretMatches('board', owner.boardId, secret) : core.secretMatches('bot', owner.botId, secret)),
     revokeToken: (token) => directory.revoke(token),
+    injectApiFault: (fault) => faults.add(fault),
+    setStateTimeFormat: (format) => {
+      if (!Object.prototype.hasOwnProperty.call(STATE_TIME_FORMATS, format)) throw new FakeSvcError('invalid_input', `the time format is one of ${Object.keys(STATE_TIME_FORMATS).join(', ')}`);
+      core.timeFormat = format;
+    },
     close: async () => {
       if (closed) return;
       closed = true;
       clock.stop();
+      for (const res of faults.held) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -7,7 +7,7 @@ import { boardEventBody, botUpdateBody, pingBody, type BoardEmit, type BotEmit }
 import { FakeSvcError } from './emulator-error';
 import { ApiRefusal } from './http-answer';
 import { secretProblem, urlProblem } from './rules';
-import { endQueue, newWebhook, viewOf, type BoardWebhookView, type BotWebhookView, type WebhookRecord } from './webhook-record';
+import { endQueue, newWebhook, viewOf, type BoardWebhookView, type BotWebhookView, type StateTimeFormat, type WebhookRecord } from './webhook-record';
 
 /** svc allows one ping per board per 10 seconds. */
 const PING_INTERVAL_MS = 10_000;
@@ -32,6 +32,8 @@ export interface CoreParts {
 /** svc's webhooks, apart from HTTP: the state machine of the spec, for the routes and the control API. */
 export class EmulatorCore {
   readonly parts: CoreParts;
+  /** How GET writes the state's timestamps. */
+  timeFormat: StateTimeFormat = 'iso';
   readonly #boardHooks = new Map<string, WebhookRecord>();
   readonly #botHooks = new Map<string, WebhookRecord>();
   readonly #sequences = new Map<string, number>();
@@ -49,7 +51,7 @@ export class EmulatorCore {
   /** The state GET answers, or undefined when there is no webhook. */
   view(kind: 'board' | 'bot', ownerId: string): BotWebhookView | BoardWebhookView | undefined {
     const hook = this.hook(kind, ownerId);
-    return hook === undefined ? undefined : viewOf(hook);
+    return hook === undefined ? undefined : viewOf(hook, this.timeFormat);
   }
 
   /** Whether the webhook holds `candidate` as its secret, compared in constant time. */
@@ -79,7 +81,7 @@ export class EmulatorCore {
       // Replacing an enabled webhook keeps its queue and state; what is still queued goes to the new url, signed with the new secret.
       hook = Object.assign(old, { url: body.url as string, secret });
     }
-    return { view: viewOf(hook), ...(generate ? { generated: secret } : {}) };
+    return { view: viewOf(hook, this.timeFormat), ...(generate ? { generated: secret } : {}) };
   }
 
   /** DELETE: the bot webhook's queue is dropped, the board webhook's marked failed. */

@@ -1,10 +1,11 @@
 import type { VersionInfo } from '../../client/setup-types';
+import type { ApiFault } from './api-faults';
 import type { Audit } from './audit';
 import type { ChaosOptions } from './chaos';
 import type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
 import type { BoardEmit, BotEmit } from './emitted-events';
 import type { Emitted } from './emulator-core';
-import type { BoardWebhookView, BotWebhookView } from './webhook-record';
+import type { BoardWebhookView, BotWebhookView, StateTimeFormat } from './webhook-record';
 
 /** Options of `createFakeSvc`; each is checked once, when the emulator is made. */
 export interface FakeSvcOptions {
@@ -102,6 +103,13 @@ export interface FakeSvc {
    * checks instead of reading the secret, which svc never shows.
    */
   secretMatches(owner: { boardId: string } | { botId: string }, secret: string): boolean;
+  /**
+   * Makes svc's webhook routes misbehave (an outage, a rate limit, an unreadable answer) for a
+   * client's tests; the function returned removes the fault.
+   */
+  injectApiFault(fault: ApiFault): () => void;
+  /** How GET writes the state's timestamps from now on (the spec does not show a format); default `iso`. */
+  setStateTimeFormat(format: StateTimeFormat): void;
   /** Revokes a token this emulator issued: svc answers 401 to it from now on. */
   revokeToken(token: string): void;
   /** Stops the server and every timer. */

@@ -7,5 +7,6 @@ export type { ChaosOptions } from './chaos';
 export type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
 export type { BoardEmit, BotEmit, ChangeAuthor } from './emitted-events';
 export type { Emitted } from './emulator-core';
-export type { BoardWebhookView, BotWebhookView, DeliveryStatus } from './webhook-record';
+export type { BoardWebhookView, BotWebhookView, DeliveryStatus, StateTimeFormat } from './webhook-record';
+export type { ApiFault, ApiFaultAnswer } from './api-faults';
 export { CONTROL_ROUTES } from './control-routes';

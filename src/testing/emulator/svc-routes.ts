@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VersionInfo } from '../../client/setup-types';
+import type { ApiFaults } from './api-faults';
 import type { Caller } from './directory';
 import type { EmulatorCore } from './emulator-core';
 import { ApiRefusal, jsonObject, sendJson } from './http-answer';
@@ -35,9 +36,12 @@ function methodNotAllowed(allowed: string): never {
   throw new ApiRefusal(405, 'method_not_allowed', `this route takes ${allowed}`, { allow: allowed });
 }
 
-async function botRoute(core: EmulatorCore, { req, res, body }: ApiCall, wrapped: boolean): Promise<void> {
+async function botRoute(core: EmulatorCore, { req, res, body }: ApiCall, settings: RouteSettings): Promise<void> {
   const caller = authenticated(core, req);
   if (caller.kind !== 'bot') throw new ApiRefusal(403, 'forbidden', 'the bot webhook routes take the bot\'s own token');
+  const wrapped = settings.botGetWrapped;
+  const fault = settings.faults.take({ method: req.method ?? '' });
+  if (fault !== undefined) return settings.faults.answer(res, fault, core.view('bot', caller.botId), (state) => (wrapped ? { webhook: state } : state));
   if (req.method === 'GET') {
     const view = core.view('bot', caller.botId);
     if (view === undefined) throw new ApiRefusal(404, 'not_found', 'the bot has no webhook');
@@ -51,7 +55,7 @@ async function botRoute(core: EmulatorCore, { req, res, body }: ApiCall, wrapped
   methodNotAllowed('GET, PUT, DELETE');
 }
 
-async function boardRoute(core: EmulatorCore, { req, res, body }: ApiCall, match: RegExpExecArray): Promise<void> {
+async function boardRoute(core: EmulatorCore, { req, res, body }: ApiCall, settings: RouteSettings, match: RegExpExecArray): Promise<void> {
   const caller = authenticated(core, req);
   let boardId: string;
   try {
@@ -64,6 +68,8 @@ async function boardRoute(core: EmulatorCore, { req, res, body }: ApiCall, match
   if (caller.kind !== 'person' || !caller.boards.has(boardId)) {
     throw new ApiRefusal(403, 'forbidden', 'board webhooks need MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace');
   }
+  const fault = settings.faults.take({ boardId, method: match[2] === undefined ? (req.method ?? '') : 'ping' });
+  if (fault !== undefined) return settings.faults.answer(res, fault, core.view('board', boardId));
   const changes = req.method === 'PUT' || match[2] !== undefined;
   if (changes && board.plan !== 'business') throw new ApiRefusal(403, 'plan_required', 'board webhooks need the Business plan or above');
   if (match[2] !== undefined) {
@@ -92,6 +98,8 @@ export interface RouteSettings {
   readonly botGetWrapped: boolean;
   /** What GET /api/version answers. */
   readonly version: VersionInfo;
+  /** Faults of the webhook routes a test injected. */
+  readonly faults: ApiFaults;
 }
 
 /** svc's routes: GET /api/version and the bot and board webhook routes; false for any other path. */
@@ -104,11 +112,11 @@ export async function svcRoute(core: EmulatorCore, call: ApiCall, settings: Rout
     return true;
   }
   if (path === '/api/bots/me/webhook') {
-    await botRoute(core, call, settings.botGetWrapped);
+    await botRoute(core, call, settings);
     return true;
   }
   const match = BOARD_ROUTE.exec(path);
   if (match === null) return false;
-  await boardRoute(core, call, match);
+  await boardRoute(core, call, settings, match);
   return true;
 }

@@ -44,6 +44,7 @@ export interface WebhookRecord {
 export interface BotWebhookView {
   url: string;
   enabled: boolean;
+  /** A timestamp: ISO 8601 UTC unless the emulator was told another format. */
   disabledAt: string | null;
   failingSince: string | null;
   lastOkAt: string | null;
@@ -57,15 +58,30 @@ export interface BoardWebhookView extends BotWebhookView {
   pausedReason: 'PLAN' | null;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+/**
+ * How the state's timestamps are written. The spec does not show their format: ISO 8601 UTC by
+ * default; the others are what another svc build might send, for testing a client's reading.
+ */
+export type StateTimeFormat = 'iso' | 'epoch-seconds' | 'epoch-ms' | 'http-date' | 'proto';
+
+/** The timestamp formats, by name. */
+export const STATE_TIME_FORMATS: Record<StateTimeFormat, (ms: number) => unknown> = {
+  iso: (ms) => new Date(ms).toISOString(),
+  'epoch-seconds': (ms) => Math.floor(ms / 1000),
+  'epoch-ms': (ms) => ms,
+  'http-date': (ms) => new Date(ms).toUTCString(),
+  proto: (ms) => ({ seconds: String(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 }),
+};
 
 /** A new, enabled webhook with an empty queue. */
 export function newWebhook(input: { kind: 'board' | 'bot'; ownerId: string; url: string; secret: string }): WebhookRecord {
   return { ...input, enabled: true, disabledAt: null, failingSince: null, lastOkAt: null, lastError: null, pausedReason: null, queue: new Set(), held: [] };
 }
 
-/** The state a GET answers for `hook`. */
-export function viewOf(hook: WebhookRecord): BotWebhookView | BoardWebhookView {
+/** The state a GET answers for `hook`, its timestamps written in `format`. */
+export function viewOf(hook: WebhookRecord, format: StateTimeFormat = 'iso'): BotWebhookView | BoardWebhookView {
+  const write = STATE_TIME_FORMATS[format];
+  const iso = (ms: number | null): string | null => (ms === null ? null : (write(ms) as string));
   const common: BotWebhookView = {
     url: hook.url,
     enabled: hook.enabled,
