@@ -25,6 +25,7 @@ export {
   fakeSvcErrorCodes,
   type FakeSvc,
   type FakeSvcOptions,
+  type ApiRequest,
   type FakeSvcErrorCode,
   type Audit,
   type AuditAttempt,

@@ -10,8 +10,19 @@ describe('createFakeSvc options', () => {
     ['a reorder window of 0', { chaos: { reorderWindow: 0 } }],
     ['a forward target that is no URL', { forward: { 'https://hooks.example.com': 'nowhere' } }],
     ['an empty allowed host', { allowedHosts: [''] }],
+    ['startAt on the real clock', { startAt: 0 }],
   ])('should refuse %s with invalid_option before listening', async (_what, options) => {
     await expect(createFakeSvc(options)).rejects.toMatchObject({ name: 'FakeSvcError', code: 'invalid_option' });
+  });
+
+  it('should start the manual clock at startAt', async () => {
+    const svc = await createFakeSvc({ clock: 'manual', startAt: 1_000_000 });
+    try {
+      await svc.advance(500);
+      expect(svc.now()).toBe(1_000_500);
+    } finally {
+      await svc.close();
+    }
   });
 
   it('should listen on 127.0.0.1 by default', async () => {

@@ -65,7 +65,10 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const settings: RouteSettings = { botGetWrapped: options.botGetWrapped ?? true, version: { ...EMULATED_VERSION, ...options.versionInfo }, faults };
   const chaos = readChaos(options.chaos);
   const targets = readTargetRules(options.forward, options.allowedHosts);
-  const clock = options.clock === 'manual' ? manualClock(Date.now()) : realClock();
+  if (options.startAt !== undefined && (options.clock !== 'manual' || !Number.isSafeInteger(options.startAt))) {
+    throw new FakeSvcError('invalid_option', 'startAt is whole ms since the epoch, with clock: "manual"');
+  }
+  const clock = options.clock === 'manual' ? manualClock(options.startAt ?? Date.now()) : realClock();
   const audit = new DeliveryAudit();
   const directory = new Directory();
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });

@@ -19,6 +19,12 @@ export interface FakeSvcOptions {
    */
   clock?: 'manual' | 'real';
   /**
+   * Where the manual clock starts, in ms since the epoch; default now. Start it in the past and
+   * `advance` to now, for a state that began a while ago (`failingSince` an hour back) as a
+   * client reading it against its own clock sees it.
+   */
+  startAt?: number;
+  /**
    * Accept webhook urls on this machine (`http://127.0.0.1:…`, `https://localhost/…`), which svc
    * refuses. Default false; other private addresses stay refused either way.
    */
