@@ -41,7 +41,7 @@ async function put(svc: FakeSvc, path: string, token: string, body: unknown): Pr
   if (res.status !== 200) throw new Error(`setting up ${path} answered ${res.status}`);
 }
 
-export async function emulatedSvc(setup: { boards: number; forwardTo?: string; options?: FakeSvcOptions }): Promise<EmulatedSvc> {
+export async function emulatedSvc(setup: { boards: number; forwardTo?: string; boardSecret?: string; options?: FakeSvcOptions }): Promise<EmulatedSvc> {
   const sink = { status: 500 };
   const server = createServer((req, res) => {
     req.resume();
@@ -51,7 +51,7 @@ export async function emulatedSvc(setup: { boards: number; forwardTo?: string; o
   const local = setup.forwardTo ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const svc = await createFakeSvc({ clock: 'manual', startAt: Date.now() - 3 * DAY_MS, forward: { [HOOKS_ORIGIN]: local }, ...setup.options });
   const boardIds = [svc.board.id, ...Array.from({ length: Math.max(0, setup.boards - 1) }, () => svc.addBoard({ managers: [svc.person] }).id)].slice(0, setup.boards);
-  const secrets = new Map(boardIds.map((id) => [id, `board-secret-${randomBytes(12).toString('hex')}`]));
+  const secrets = new Map(boardIds.map((id) => [id, setup.boardSecret ?? `board-secret-${randomBytes(12).toString('hex')}`]));
   for (const id of boardIds) await put(svc, `/api/boards/${id}/webhook`, svc.person.token, { url: boardUrl(id), secret: secrets.get(id) });
   const botSecret = `bot-secret-${randomBytes(12).toString('hex')}`;
   await put(svc, '/api/bots/me/webhook', svc.bot.token, { url: BOT_URL, secret: botSecret });

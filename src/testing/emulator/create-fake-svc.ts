@@ -126,7 +126,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
       const body = await readBody(req);
       if (await controlRoute(svc, req, res, body)) return;
       if ((req.url ?? '').startsWith('/api/')) {
-        const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined };
+        const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined, receivedAt: Date.now() };
         requests.push(entry);
         res.on('finish', () => (entry.status = res.statusCode));
       }

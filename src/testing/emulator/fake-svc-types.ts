@@ -57,6 +57,8 @@ export interface ApiRequest {
   readonly body: string;
   /** The status answered; undefined until the answer is sent. */
   readonly status: number | undefined;
+  /** When it arrived, in real ms since the epoch (`Date.now()`, whatever the emulator's clock). */
+  readonly receivedAt: number;
 }
 
 /** A running svc emulator: svc's webhook routes over HTTP, and a control API for the test. */
