@@ -23,8 +23,8 @@ export interface EmulatedSvc {
   /** Each board's webhook secret. */
   readonly secrets: Map<string, string>;
   readonly botSecret: string;
-  /** The status the sink answers (when no `forwardTo` was given). */
-  readonly sink: { status: number };
+  /** The status and body the sink answers (when no `forwardTo` was given); svc quotes the body in lastError. */
+  readonly sink: { status: number; body: string };
   /** The requests clients made to svc's routes, without this helper's own. */
   requests(): ApiRequest[];
   /** Moves svc's clock to the present. */
@@ -42,10 +42,10 @@ async function put(svc: FakeSvc, path: string, token: string, body: unknown): Pr
 }
 
 export async function emulatedSvc(setup: { boards: number; forwardTo?: string; boardSecret?: string; options?: FakeSvcOptions }): Promise<EmulatedSvc> {
-  const sink = { status: 500 };
+  const sink = { status: 500, body: '' };
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(sink.status).end());
+    req.on('end', () => res.writeHead(sink.status).end(sink.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const local = setup.forwardTo ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
