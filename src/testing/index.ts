@@ -26,6 +26,7 @@ export {
   type FakeSvc,
   type FakeSvcOptions,
   type ApiRequest,
+  type ApiTrafficOptions,
   type FakeSvcErrorCode,
   type Audit,
   type AuditAttempt,

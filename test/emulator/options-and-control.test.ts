@@ -11,6 +11,8 @@ describe('createFakeSvc options', () => {
     ['a forward target that is no URL', { forward: { 'https://hooks.example.com': 'nowhere' } }],
     ['an empty allowed host', { allowedHosts: [''] }],
     ['startAt on the real clock', { startAt: 0 }],
+    ['a negative apiDelayMs', { apiDelayMs: -1 }],
+    ['an apiRateLimit of 0 per second', { apiRateLimit: { perSecond: 0, retryAfterSeconds: 1 } }],
   ])('should refuse %s with invalid_option before listening', async (_what, options) => {
     await expect(createFakeSvc(options)).rejects.toMatchObject({ name: 'FakeSvcError', code: 'invalid_option' });
   });
@@ -20,6 +22,21 @@ describe('createFakeSvc options', () => {
     try {
       await svc.advance(500);
       expect(svc.now()).toBe(1_000_500);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('should answer beyond apiRateLimit with 429 and Retry-After, and delay answers by apiDelayMs', async () => {
+    const svc = await createFakeSvc({ apiRateLimit: { perSecond: 2, retryAfterSeconds: 3 }, apiDelayMs: 50 });
+    try {
+      const started = Date.now();
+      const answers = await Promise.all([1, 2, 3].map(() => fetch(`${svc.baseUrl}/api/version`)));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 200, 429]);
+      expect(answers.find((r) => r.status === 429)!.headers.get('retry-after')).toBe('3');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+      const [first] = svc.requests();
+      expect(first!.answeredAt! - first!.receivedAt).toBeGreaterThanOrEqual(45);
     } finally {
       await svc.close();
     }

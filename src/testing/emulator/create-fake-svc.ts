@@ -10,7 +10,8 @@ import { readTargetRules } from './delivery-target';
 import { Directory } from './directory';
 import { EmulatorCore } from './emulator-core';
 import { FakeSvcError } from './emulator-error';
-import type { ApiRequest, FakeSvc, FakeSvcOptions } from './fake-svc-types';
+import { ApiTraffic } from './api-traffic';
+import type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
 import { STATE_TIME_FORMATS } from './webhook-record';
 import { ApiRefusal, readBody, sendRefusal } from './http-answer';
 import { seededRandom } from './random';
@@ -74,7 +75,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
   const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: options.allowLoopback ?? false });
   const board = directory.addBoard({ key: 'ENG', name: 'Engineering' });
-  const requests: ApiRequest[] = [];
+  const traffic = new ApiTraffic(options);
   let closed = false;
   const open = (): void => {
     if (closed) throw new FakeSvcError('closed', 'the emulator was closed');
@@ -103,7 +104,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     },
     now: () => clock.now(),
     settled: () => engine.idle(),
-    requests: () => [...requests],
+    requests: () => [...traffic.requests],
     secretMatches: (owner, secret) => ('boardId' in owner ? core.secretMatches('board', owner.boardId, secret) : core.secretMatches('bot', owner.botId, secret)),
     revokeToken: (token) => directory.revoke(token),
     injectApiFault: (fault) => faults.add(fault),
@@ -125,11 +126,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     const answer = async (): Promise<void> => {
       const body = await readBody(req);
       if (await controlRoute(svc, req, res, body)) return;
-      if ((req.url ?? '').startsWith('/api/')) {
-        const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined, receivedAt: Date.now() };
-        requests.push(entry);
-        res.on('finish', () => (entry.status = res.statusCode));
-      }
+      if ((req.url ?? '').startsWith('/api/')) await traffic.admit(req, res, body);
       if (await svcRoute(core, { req, res, body }, settings)) return;
       throw new ApiRefusal(404, 'not_found', 'no such route');
     };

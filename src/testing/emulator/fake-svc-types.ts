@@ -1,5 +1,6 @@
 import type { VersionInfo } from '../../client/setup-types';
 import type { ApiFault } from './api-faults';
+import type { ApiRequest, ApiTrafficOptions } from './api-traffic';
 import type { Audit } from './audit';
 import type { ChaosOptions } from './chaos';
 import type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
@@ -8,7 +9,7 @@ import type { Emitted } from './emulator-core';
 import type { BoardWebhookView, BotWebhookView, StateTimeFormat } from './webhook-record';
 
 /** Options of `createFakeSvc`; each is checked once, when the emulator is made. */
-export interface FakeSvcOptions {
+export interface FakeSvcOptions extends ApiTrafficOptions {
   /** The address to listen on; default `127.0.0.1` (this machine only). */
   host?: string;
   /** The port; default 0 (any free port). */
@@ -45,20 +46,6 @@ export interface FakeSvcOptions {
   botGetWrapped?: boolean;
   /** Fields of GET /api/version over the default (`version: 'dev'`, `commit: 'unknown'`, as a local build of svc answers). */
   versionInfo?: Partial<VersionInfo>;
-}
-
-/** One request a client made to svc's routes (`/api/…`), as it arrived, and the status answered. */
-export interface ApiRequest {
-  readonly method: string;
-  /** The path and query, as sent (percent-encoding kept). */
-  readonly url: string;
-  /** The request headers, Authorization included: for a test's assertions; the emulator never prints them. */
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  readonly body: string;
-  /** The status answered; undefined until the answer is sent. */
-  readonly status: number | undefined;
-  /** When it arrived, in real ms since the epoch (`Date.now()`, whatever the emulator's clock). */
-  readonly receivedAt: number;
 }
 
 /** A running svc emulator: svc's webhook routes over HTTP, and a control API for the test. */

@@ -1,6 +1,7 @@
 /** The svc emulator of `svc-webhooks/testing`: `createFakeSvc` and what it answers with. */
 export { createFakeSvc } from './create-fake-svc';
-export type { ApiRequest, FakeSvc, FakeSvcOptions } from './fake-svc-types';
+export type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
+export type { ApiRequest, ApiTrafficOptions } from './api-traffic';
 export { FakeSvcError, fakeSvcErrorCodes, type FakeSvcErrorCode } from './emulator-error';
 export type { Audit, AuditAttempt, AuditDelivery } from './audit';
 export type { ChaosOptions } from './chaos';
