@@ -14,6 +14,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SETUP = 'x-test-setup';
 
 export const HOOKS_ORIGIN = 'https://hooks.example.com';
+/** The header that marks this helper's own requests. */
+export const SETUP_HEADER = SETUP;
 export const boardUrl = (boardId: string): string => `${HOOKS_ORIGIN}/webhooks/board?board=${boardId}`;
 export const BOT_URL = `${HOOKS_ORIGIN}/webhooks/bot`;
 
@@ -29,16 +31,25 @@ export interface EmulatedSvc {
   requests(): ApiRequest[];
   /** Moves svc's clock to the present. */
   catchUp(): Promise<void>;
-  /** The board's deliveries fail from `agoMs` ago up to now (an event emitted then, the sink answering `status`). */
+  /**
+   * The board's deliveries fail for `agoMs` (an event emitted, the sink answering `status`): up to
+   * now when svc's clock allows, else from svc's present on (its clock then runs ahead of ours).
+   */
   failSince(boardId: string, agoMs: number, status?: number): Promise<void>;
   /** Deletes the board's webhook through svc's route. */
   deleteWebhook(boardId: string): Promise<void>;
   close(): Promise<void>;
 }
 
-async function put(svc: FakeSvc, path: string, token: string, body: unknown): Promise<void> {
-  const res = await fetch(`${svc.baseUrl}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, [SETUP]: '1' }, body: JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`setting up ${path} answered ${res.status}`);
+/** A PUT of the setup, marked so that `requests()` leaves it out. */
+export async function put(svc: FakeSvc, path: string, token: string, body: unknown): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${svc.baseUrl}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, [SETUP]: '1' }, body: JSON.stringify(body) });
+    // An emulator made with an API rate limit applies it to the setup too: wait as it asks.
+    if (res.status === 429) await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+    else if (res.status === 200) return;
+    else throw new Error(`setting up ${path} answered ${res.status}`);
+  }
 }
 
 export async function emulatedSvc(setup: { boards: number; forwardTo?: string; boardSecret?: string; options?: FakeSvcOptions }): Promise<EmulatedSvc> {
@@ -66,10 +77,11 @@ export async function emulatedSvc(setup: { boards: number; forwardTo?: string; b
     requests: () => svc.requests().filter((r) => r.headers[SETUP] === undefined),
     catchUp,
     async failSince(boardId, agoMs, status = 500) {
+      // From `agoMs` before now, or from svc's present if its clock is already past that.
       await svc.advance(Math.max(0, Date.now() - agoMs - svc.now()));
       sink.status = status;
       svc.emitBoardEvent({ type: 'task.updated', boardId });
-      await catchUp();
+      await svc.advance(agoMs);
     },
     async deleteWebhook(boardId) {
       await fetch(`${svc.baseUrl}/api/boards/${boardId}/webhook`, { method: 'DELETE', headers: { authorization: `Bearer ${svc.person.token}`, [SETUP]: '1' } });
