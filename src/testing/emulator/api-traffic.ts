@@ -24,10 +24,13 @@ export interface ApiTrafficOptions {
   apiDelayMs?: number;
   /** At most `perSecond` requests to svc's routes in any second; beyond, 429 with Retry-After. */
   apiRateLimit?: { perSecond: number; retryAfterSeconds: number };
+  /** Keep every request for `requests()`; default true. Off for long runs (a benchmark), whose log would only grow. */
+  recordRequests?: boolean;
 }
 
 function checkOptions(options: ApiTrafficOptions): void {
-  const { apiDelayMs, apiRateLimit } = options;
+  const { apiDelayMs, apiRateLimit, recordRequests } = options;
+  if (recordRequests !== undefined && typeof recordRequests !== 'boolean') throw new FakeSvcError('invalid_option', 'recordRequests is a boolean');
   if (apiDelayMs !== undefined && !(Number.isSafeInteger(apiDelayMs) && apiDelayMs >= 0 && apiDelayMs <= 60_000)) throw new FakeSvcError('invalid_option', 'apiDelayMs is whole ms from 0 to 60000');
   if (apiRateLimit === undefined) return;
   const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
@@ -50,7 +53,7 @@ export class ApiTraffic {
   /** Records the request, then waits `apiDelayMs` and applies the rate limit (a 429 refusal). */
   async admit(req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
     const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined, receivedAt: Date.now(), answeredAt: undefined as number | undefined };
-    this.requests.push(entry);
+    if (this.#options.recordRequests !== false) this.requests.push(entry);
     res.on('finish', () => Object.assign(entry, { status: res.statusCode, answeredAt: Date.now() }));
     const limit = this.#options.apiRateLimit;
     if (limit !== undefined) {
