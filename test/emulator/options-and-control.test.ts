@@ -12,9 +12,15 @@ describe('createFakeSvc options', () => {
     ['an empty allowed host', { allowedHosts: [''] }],
     ['startAt on the real clock', { startAt: 0 }],
     ['a negative apiDelayMs', { apiDelayMs: -1 }],
+    ['an empty host', { host: '' }],
+    ['a misspelt option', { allowLoopBack: true } as never],
     ['an apiRateLimit of 0 per second', { apiRateLimit: { perSecond: 0, retryAfterSeconds: 1 } }],
   ])('should refuse %s with invalid_option before listening', async (_what, options) => {
     await expect(createFakeSvc(options)).rejects.toMatchObject({ name: 'FakeSvcError', code: 'invalid_option' });
+  });
+
+  it('should name the option it refuses, and the closest known one for a misspelling', async () => {
+    await expect(createFakeSvc({ allowLoopBack: true } as never)).rejects.toThrow(/allowLoopBack.*allowLoopback/);
   });
 
   it('should start the manual clock at startAt', async () => {

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FakeSvcError } from './emulator-error';
 import { ApiRefusal } from './http-answer';
 
 /** One request a client made to svc's routes (`/api/…`), as it arrived, and the status answered. */
@@ -28,25 +27,14 @@ export interface ApiTrafficOptions {
   recordRequests?: boolean;
 }
 
-function checkOptions(options: ApiTrafficOptions): void {
-  const { apiDelayMs, apiRateLimit, recordRequests } = options;
-  if (recordRequests !== undefined && typeof recordRequests !== 'boolean') throw new FakeSvcError('invalid_option', 'recordRequests is a boolean');
-  if (apiDelayMs !== undefined && !(Number.isSafeInteger(apiDelayMs) && apiDelayMs >= 0 && apiDelayMs <= 60_000)) throw new FakeSvcError('invalid_option', 'apiDelayMs is whole ms from 0 to 60000');
-  if (apiRateLimit === undefined) return;
-  const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
-  if (typeof apiRateLimit !== 'object' || apiRateLimit === null || !whole(apiRateLimit.perSecond) || !whole(apiRateLimit.retryAfterSeconds)) {
-    throw new FakeSvcError('invalid_option', 'apiRateLimit is { perSecond, retryAfterSeconds }, whole numbers above 0');
-  }
-}
-
 /** What clients sent to svc's routes, and the pace svc takes them at. */
 export class ApiTraffic {
   readonly requests: ApiRequest[] = [];
   readonly #options: ApiTrafficOptions;
   readonly #window: number[] = [];
 
+  /** `options` as `createFakeSvc` checked them. */
   constructor(options: ApiTrafficOptions) {
-    checkOptions(options);
     this.#options = options;
   }
 

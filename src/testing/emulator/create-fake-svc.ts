@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { ApiFaults } from './api-faults';
 import { DeliveryAudit } from './audit';
-import { readChaos } from './chaos';
 import { manualClock, realClock } from './clock';
 import { controlRoute } from './control-routes';
 import { DeliveryEngine } from './delivery-engine';
@@ -10,18 +9,13 @@ import { readTargetRules } from './delivery-target';
 import { Directory } from './directory';
 import { EmulatorCore } from './emulator-core';
 import { FakeSvcError } from './emulator-error';
+import { readFakeSvcOptions } from './fake-svc-options';
 import { ApiTraffic } from './api-traffic';
 import type { FakeSvc, FakeSvcOptions } from './fake-svc-types';
 import { STATE_TIME_FORMATS } from './webhook-record';
 import { ApiRefusal, readBody, sendRefusal } from './http-answer';
 import { seededRandom } from './random';
 import { EMULATED_VERSION, svcRoute, type RouteSettings } from './svc-routes';
-
-function readPort(port: unknown): number {
-  if (port === undefined) return 0;
-  if (!Number.isSafeInteger(port) || (port as number) < 0 || (port as number) > 65535) throw new FakeSvcError('invalid_option', 'port is a whole number from 0 to 65535');
-  return port as number;
-}
 
 function listen(server: ReturnType<typeof createServer>, host: string, port: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
@@ -54,28 +48,18 @@ function urlHost(address: AddressInfo): string {
  * ```
  */
 export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSvc> {
-  if (typeof options !== 'object' || options === null) throw new FakeSvcError('invalid_option', 'createFakeSvc takes an options object');
-  const host = options.host ?? '127.0.0.1';
-  if (typeof host !== 'string' || host === '') throw new FakeSvcError('invalid_option', 'host is an address to listen on');
-  const port = readPort(options.port);
-  if (options.clock !== undefined && options.clock !== 'manual' && options.clock !== 'real') throw new FakeSvcError('invalid_option', 'clock is "manual" or "real"');
-  if (options.allowLoopback !== undefined && typeof options.allowLoopback !== 'boolean') throw new FakeSvcError('invalid_option', 'allowLoopback is a boolean');
-  if (options.botGetWrapped !== undefined && typeof options.botGetWrapped !== 'boolean') throw new FakeSvcError('invalid_option', 'botGetWrapped is a boolean');
-  if (options.versionInfo !== undefined && (typeof options.versionInfo !== 'object' || options.versionInfo === null)) throw new FakeSvcError('invalid_option', 'versionInfo is an object of version fields');
+  const read = readFakeSvcOptions(options);
   const faults = new ApiFaults();
-  const settings: RouteSettings = { botGetWrapped: options.botGetWrapped ?? true, version: { ...EMULATED_VERSION, ...options.versionInfo }, faults };
-  const chaos = readChaos(options.chaos);
-  const targets = readTargetRules(options.forward, options.allowedHosts);
-  if (options.startAt !== undefined && (options.clock !== 'manual' || !Number.isSafeInteger(options.startAt))) {
-    throw new FakeSvcError('invalid_option', 'startAt is whole ms since the epoch, with clock: "manual"');
-  }
-  const clock = options.clock === 'manual' ? manualClock(options.startAt ?? Date.now()) : realClock();
+  const settings: RouteSettings = { botGetWrapped: read.botGetWrapped, version: { ...EMULATED_VERSION, ...read.versionInfo }, faults };
+  const chaos = read.chaos;
+  const targets = readTargetRules(read.forward, read.allowedHosts);
+  const clock = read.clock === 'manual' ? manualClock(read.startAt ?? Date.now()) : realClock();
   const audit = new DeliveryAudit();
   const directory = new Directory();
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
-  const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: options.allowLoopback ?? false });
+  const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: read.allowLoopback });
   const board = directory.addBoard({ key: 'ENG', name: 'Engineering' });
-  const traffic = new ApiTraffic(options);
+  const traffic = new ApiTraffic({ apiDelayMs: read.apiDelayMs, recordRequests: read.recordRequests, ...(read.apiRateLimit === undefined ? {} : { apiRateLimit: read.apiRateLimit }) });
   let closed = false;
   const open = (): void => {
     if (closed) throw new FakeSvcError('closed', 'the emulator was closed');
@@ -132,7 +116,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     };
     answer().catch((err: unknown) => sendRefusal(res, err));
   });
-  const address = await listen(server, host, port);
+  const address = await listen(server, read.host, read.port);
   (svc as { baseUrl: string }).baseUrl = `http://${urlHost(address)}:${address.port}`;
   return svc;
 }
