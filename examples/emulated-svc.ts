@@ -24,7 +24,14 @@ export interface Emulation {
 
 /** Starts the emulated svc, registers the server (at `base`) with it, and sets events flowing. */
 export async function emulateSvc(base: string, webhooks: { boardPath: string; botPath: string; boardSecret: string; botSecret: string }, logger: Logger): Promise<Emulation> {
-  const svc = await createFakeSvc({ clock: 'manual', forward: { [PUBLIC_ORIGIN]: base }, chaos: { seed: Date.now() % 0xffffffff, duplicateRate: 0.1, reorderWindow: 3 } });
+  // It may run for hours: no request log, and a bounded audit.
+  const svc = await createFakeSvc({
+    clock: 'manual',
+    forward: { [PUBLIC_ORIGIN]: base },
+    chaos: { seed: Date.now() % 0xffffffff, duplicateRate: 0.1, reorderWindow: 3 },
+    recordRequests: false,
+    maxAuditEntries: 1_000,
+  });
   await new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token }).setBoardWebhook(svc.board.id, { url: `${PUBLIC_ORIGIN}${webhooks.boardPath}`, secret: webhooks.boardSecret });
   await new SvcClient({ baseUrl: svc.baseUrl, token: svc.bot.token }).setBotWebhook({ url: `${PUBLIC_ORIGIN}${webhooks.botPath}`, secret: webhooks.botSecret });
   let tick = 0;

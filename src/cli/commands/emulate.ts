@@ -108,6 +108,9 @@ export const emulateCommand: Command = {
       allowLoopback: values['allow-loopback'] === true,
       forward: readForward(values.forward),
       allowedHosts: ['loopback', ...(values['allow-host'] ?? [])],
+      // A process that may run for days keeps no request log, and a bounded audit.
+      recordRequests: false,
+      maxAuditEntries: 10_000,
     };
     const port = readPort(values.port);
     if (port !== undefined) options.port = port;

@@ -33,9 +33,9 @@ export interface AuditDelivery {
 
 /** What the emulator sent and what it was answered, with the assertions a test makes on them. */
 export interface Audit {
-  /** Every delivery queued so far, in the order they were queued. */
+  /** Every delivery queued so far (the latest `maxAuditEntries`), in the order they were queued. */
   deliveries(): AuditDelivery[];
-  /** Every POST sent so far (pings and chaos copies included), in the order sent. */
+  /** Every POST sent so far (the latest `maxAuditEntries`; pings and chaos copies included), in the order sent. */
   attempts(): AuditAttempt[];
   /** Throws `audit_failed` unless every delivery queued was answered 2xx. */
   assertAllDelivered(): void;
@@ -59,19 +59,30 @@ function fail(what: string, items: readonly string[]): never {
   throw new FakeSvcError('audit_failed', `${what}: ${listed}${more}`);
 }
 
-/** The audit of one emulator: it reads the deliveries it was given and keeps every attempt. */
+/**
+ * The audit of one emulator: it reads the deliveries it was given and keeps their attempts, the
+ * latest `maxEntries` of each, so a long-running emulator's memory stays bounded.
+ */
 export class DeliveryAudit implements Audit {
   readonly #deliveries: QueuedDelivery[] = [];
   readonly #attempts: AuditAttempt[] = [];
+  readonly #maxEntries: number;
+
+  /** `maxEntries`: how many deliveries, and how many attempts, are kept (the oldest go first). */
+  constructor(maxEntries: number) {
+    this.#maxEntries = maxEntries;
+  }
 
   /** Keeps `delivery` (it is read live, so its later status shows). */
   track(delivery: QueuedDelivery): void {
     this.#deliveries.push(delivery);
+    if (this.#deliveries.length > this.#maxEntries) this.#deliveries.splice(0, this.#deliveries.length - this.#maxEntries);
   }
 
   /** Keeps one attempt. */
   record(attempt: AuditAttempt): void {
     this.#attempts.push(attempt);
+    if (this.#attempts.length > this.#maxEntries) this.#attempts.splice(0, this.#attempts.length - this.#maxEntries);
   }
 
   deliveries(): AuditDelivery[] {

@@ -54,7 +54,7 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const chaos = read.chaos;
   const targets = readTargetRules(read.forward, read.allowedHosts);
   const clock = read.clock === 'manual' ? manualClock(read.startAt ?? Date.now()) : realClock();
-  const audit = new DeliveryAudit();
+  const audit = new DeliveryAudit(read.maxAuditEntries);
   const directory = new Directory();
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
   const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: read.allowLoopback });

@@ -69,6 +69,7 @@ export const FAKE_SVC_OPTIONS = {
     },
   }),
   recordRequests: booleanOption({ doc: 'Keep every request for requests().', default: true }),
+  maxAuditEntries: numberOption({ doc: 'How many deliveries, and how many attempts, the audit keeps (the oldest go first).', unit: 'count', default: 100_000, min: 1 }),
 };
 
 /** The options, checked once: an unknown name (with the closest known one) or a bad value is an `invalid_option` FakeSvcError. */

@@ -44,6 +44,11 @@ export interface FakeSvcOptions extends ApiTrafficOptions {
   chaos?: ChaosOptions;
   /** Whether GET /api/bots/me/webhook wraps the state in `webhook`, as PUT does (the spec leaves it open). Default true. */
   botGetWrapped?: boolean;
+  /**
+   * How many deliveries, and how many attempts, the audit keeps; the oldest go first, so a
+   * long-running emulator's memory stays bounded. Default 100000.
+   */
+  maxAuditEntries?: number;
   /** Fields of GET /api/version over the default (`version: 'dev'`, `commit: 'unknown'`, as a local build of svc answers). */
   versionInfo?: Partial<VersionInfo>;
 }
