@@ -36,6 +36,7 @@ export {
   type EmulatedBot,
   type EmulatedPerson,
   type BoardEmit,
+  type EmittedBoardType,
   type BotEmit,
   type ChangeAuthor,
   type Emitted,

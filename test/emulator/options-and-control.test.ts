@@ -64,6 +64,19 @@ describe('createFakeSvc options', () => {
     expect(() => svc.emitBoardEvent({ type: 'task.created' })).toThrow(FakeSvcError);
   });
 
+  it("should type a board event's overrides by its type", async () => {
+    const svc = await createFakeSvc({ clock: 'manual' });
+    try {
+      expect(svc.emitBoardEvent({ type: 'task.created', overrides: { task: { title: 'Typed' } } }).sequence).toBe(1);
+      // @ts-expect-error a task title is a string
+      svc.emitBoardEvent({ type: 'task.created', overrides: { task: { title: 42 } } });
+      // @ts-expect-error `comment` is null on a task.created event, not an object
+      svc.emitBoardEvent({ type: 'task.created', overrides: { comment: { text: 'x' } } });
+    } finally {
+      await svc.close();
+    }
+  });
+
   it('should refuse an unknown event type or board with a FakeSvcError', async () => {
     const svc = await createFakeSvc({ clock: 'manual' });
     try {

@@ -1,20 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { BoardEventType } from '../../generated/board-types';
+import type { BoardEventMap, BoardEventType } from '../../generated/board-types';
 import type { BotEventMap } from '../../generated/bot-types';
 import { boardEvent, botUpdate, exampleBoardTypes, exampleBotKinds } from '../example-events';
-import { mergeOverrides } from '../merge-overrides';
+import { mergeOverrides, type DeepPartial } from '../merge-overrides';
 import type { EmulatedBoard } from './directory';
 import { FakeSvcError } from './emulator-error';
 
 /** Who made a board change: a person (the default), a bot, an automation rule, or the server itself (auto-archive, Git events). */
 export type ChangeAuthor = 'person' | 'bot' | 'rule' | 'server';
 
+/** The board event types a change emits: all but `ping`, which comes from the ping route. */
+export type EmittedBoardType = Exclude<BoardEventType, 'ping'>;
+
 /** A board event to emit: its type, overrides merged into the test kit's example, and who made it. */
-export interface BoardEmit {
-  /** A board event type other than `ping` (pings come from the ping route). */
-  type: Exclude<BoardEventType, 'ping'>;
+export interface BoardEmit<T extends EmittedBoardType = EmittedBoardType> {
+  type: T;
   /** Fields merged into the example, as `boardEvent(type, overrides)` merges them; `id`, `sequence` and `board` are the emulator's. */
-  overrides?: Record<string, unknown>;
+  overrides?: DeepPartial<BoardEventMap[T]>;
   /** Default `person`. */
   by?: ChangeAuthor;
 }
@@ -51,7 +53,7 @@ export function boardEventBody(board: EmulatedBoard, input: BoardEmit & { sequen
   const author = AUTHORS[input.by ?? 'person'];
   if (author === undefined) throw new FakeSvcError('invalid_input', 'by is person, bot, rule or server');
   const own = { board: { id: board.id, key: board.key, name: board.name }, workspace_id: board.workspaceId };
-  const event = boardEvent(input.type, mergeOverrides(structuredClone(input.overrides ?? {}), own) as never) as unknown as Record<string, unknown>;
+  const event = boardEvent(input.type, mergeOverrides(structuredClone((input.overrides ?? {}) as Record<string, unknown>), own) as never) as unknown as Record<string, unknown>;
   author(event);
   event.sequence = input.sequence;
   event.occurred_at = new Date().toISOString();

@@ -4,7 +4,7 @@ import type { ApiRequest, ApiTrafficOptions } from './api-traffic';
 import type { Audit } from './audit';
 import type { ChaosOptions } from './chaos';
 import type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
-import type { BoardEmit, BotEmit } from './emitted-events';
+import type { BoardEmit, BotEmit, EmittedBoardType } from './emitted-events';
 import type { Emitted } from './emulator-core';
 import type { BoardWebhookView, BotWebhookView, StateTimeFormat } from './webhook-record';
 
@@ -81,7 +81,7 @@ export interface FakeSvc {
   /** The ids of every bot. */
   bots(): string[];
   /** A change on a board (default the start board): the next `sequence`, queued unless svc would not. */
-  emitBoardEvent(input: BoardEmit & { boardId?: string }): Emitted;
+  emitBoardEvent<T extends EmittedBoardType>(input: BoardEmit<T> & { boardId?: string }): Emitted;
   /** An event for a bot (default the start bot), queued on its webhook unless svc would not. */
   emitBotUpdate(input: BotEmit & { botId?: string }): Emitted;
   /** The plan of a board's workspace (default the start board's): `free` pauses its board webhooks, `business` resumes them. */

@@ -6,7 +6,7 @@ export { FakeSvcError, fakeSvcErrorCodes, type FakeSvcErrorCode } from './emulat
 export type { Audit, AuditAttempt, AuditDelivery } from './audit';
 export type { ChaosOptions } from './chaos';
 export type { EmulatedBoard, EmulatedBot, EmulatedPerson } from './directory';
-export type { BoardEmit, BotEmit, ChangeAuthor } from './emitted-events';
+export type { BoardEmit, BotEmit, ChangeAuthor, EmittedBoardType } from './emitted-events';
 export type { Emitted } from './emulator-core';
 export type { BoardWebhookView, BotWebhookView, DeliveryStatus, StateTimeFormat } from './webhook-record';
 export type { ApiFault, ApiFaultAnswer } from './api-faults';
