@@ -1,6 +1,6 @@
 /**
  * The webhook watcher's own cost at 10,000 boards: its CPU time and memory while it polls every
- * board of a fake svc (test/support/fake-svc.ts, in this process) from a child process of its own,
+ * board of the svc emulator (createFakeSvc, in this process) from a child process of its own,
  * at a compressed interval (10 s for the real 5 minutes: 30 times the request rate), then the
  * per-poll cost at the real interval, and the request rate svc sees.
  */
@@ -10,7 +10,7 @@ import { Child } from './ipc';
 import { loadAverage } from './machine';
 import { childScript, REPORT_FILE } from './paths';
 import { fixed, grouped } from './stats';
-import { startFakeSvc, type FakeSvc } from '../test/support/fake-svc';
+import { createFakeSvc, type FakeSvc } from '../src/testing';
 
 export interface WatcherConfig {
   readonly boards: number;
@@ -29,7 +29,7 @@ export const DEFAULT_MAX_RPS = 50;
 
 export interface WatcherReport extends WatcherChildReport {
   readonly config: WatcherConfig;
-  /** The mix the fake svc was set to: boards failing, paused and missing at the start. */
+  /** The mix the emulated svc was set to: boards failing, paused and missing at the start. */
   readonly mix: { readonly failing: number; readonly paused: number; readonly missing: number };
   /** Boards that changed state during the measured window (they begin failing). */
   readonly flipped: number;
@@ -45,31 +45,54 @@ function mixOf(boards: number): WatcherReport['mix'] {
   return { failing: Math.ceil(boards / 100), paused: Math.ceil(boards / 200), missing: Math.ceil(boards / 200) };
 }
 
-function prepare(svc: FakeSvc, mix: WatcherReport['mix']): void {
-  const ids = svc.boardIds;
-  for (let i = 0; i < mix.failing; i++) svc.failDeliveries(ids[i]!, 'receiver answered 500');
-  for (let i = 0; i < mix.paused; i++) svc.setPlan(ids[mix.failing + i]!, 'free');
-  for (let i = 0; i < mix.missing; i++) svc.deleteWebhook(ids[mix.failing + mix.paused + i]!);
+/** Calls one of svc's board webhook routes with the person's token. */
+async function boardRoute(svc: FakeSvc, method: 'PUT' | 'DELETE', boardId: string): Promise<void> {
+  const body = method === 'PUT' ? JSON.stringify({ url: `https://hooks.example.com/webhooks/boards/${boardId}`, secret: 'the-benchmarks-board-secret-0123456789' }) : undefined;
+  const res = await fetch(`${svc.baseUrl}/api/boards/${boardId}/webhook`, { method, headers: { authorization: `Bearer ${svc.person.token}` }, ...(body === undefined ? {} : { body }) });
+  if (!res.ok) throw new Error(`${method} of board ${boardId}'s webhook answered ${res.status}`);
+}
+
+/**
+ * The emulated svc with `count` boards, each with its webhook set at a public url the emulator
+ * sends nothing to (beyond its allowlist), so a delivery fails at once, with no connection.
+ */
+async function emulatedBoards(count: number): Promise<{ svc: FakeSvc; boardIds: string[] }> {
+  const svc = await createFakeSvc({ clock: 'manual', recordRequests: false });
+  const boardIds = [svc.board.id, ...Array.from({ length: count - 1 }, () => svc.addBoard({ managers: [svc.person] }).id)];
+  for (let i = 0; i < boardIds.length; i += 50) await Promise.all(boardIds.slice(i, i + 50).map((id) => boardRoute(svc, 'PUT', id)));
+  return { svc, boardIds };
+}
+
+/** svc fails a delivery to each board: an event each, attempted at once. */
+async function failDeliveries(svc: FakeSvc, boardIds: readonly string[]): Promise<void> {
+  for (const boardId of boardIds) svc.emitBoardEvent({ type: 'task.updated', boardId });
+  await svc.advance(0);
+}
+
+async function prepare(svc: FakeSvc, ids: readonly string[], mix: WatcherReport['mix']): Promise<void> {
+  await failDeliveries(svc, ids.slice(0, mix.failing));
+  for (let i = 0; i < mix.paused; i++) svc.setPlan('free', ids[mix.failing + i]!);
+  for (let i = 0; i < mix.missing; i++) await boardRoute(svc, 'DELETE', ids[mix.failing + mix.paused + i]!);
 }
 
 export async function measureWatcher(config: WatcherConfig, say: (line: string) => void): Promise<WatcherReport> {
   const loadBefore = loadAverage();
   const measuredAt = new Date();
-  const svc = await startFakeSvc({ boards: config.boards, record: false });
+  const { svc, boardIds } = await emulatedBoards(config.boards);
   const mix = mixOf(config.boards);
-  prepare(svc, mix);
+  await prepare(svc, boardIds, mix);
   const child = Child.start('watcher', childScript('children/watcher'), { core: 0, nodeFlags: ['--expose-gc'] });
   // About halfway through the window (the first round takes at most an interval), 1 % more boards
   // begin failing: reporting changes is part of the cost.
   const flipped = Math.ceil(config.boards / 100);
   const flip = setTimeout(() => {
-    for (let i = 0; i < flipped; i++) svc.failDeliveries(svc.boardIds[config.boards - 1 - i]!, 'receiver timed out');
+    void failDeliveries(svc, boardIds.slice(config.boards - flipped));
   }, config.intervalMs + config.measureMs / 2);
   try {
     say(`  ${grouped(config.boards)} boards every ${fixed(config.intervalMs / 1000, 0)} s (standing for ${fixed(config.realIntervalMs / 60_000, 0)} min), measured for ${fixed(config.measureMs / 1000, 0)} s after the first round...`);
     const scale = config.realIntervalMs / config.intervalMs;
     const asked = child.request<WatcherChildReport>(
-      { type: 'measure', baseUrl: svc.baseUrl, token: svc.personToken, boards: svc.boardIds, intervalMs: config.intervalMs, measureMs: config.measureMs, maxRequestsPerSecond: DEFAULT_MAX_RPS * scale },
+      { type: 'measure', baseUrl: svc.baseUrl, token: svc.person.token, boards: boardIds, intervalMs: config.intervalMs, measureMs: config.measureMs, maxRequestsPerSecond: DEFAULT_MAX_RPS * scale },
       config.intervalMs * 3 + config.measureMs + 30_000,
     );
     const figures = await asked;
@@ -82,13 +105,13 @@ export async function measureWatcher(config: WatcherConfig, say: (line: string) 
   }
 }
 
-/** The smoke run's checks: every state read as the fake set it, every board polled about once per interval. */
+/** The smoke run's checks: every state read as the emulated svc set it, every board polled about once per interval. */
 function problemsOf(r: WatcherReport): string[] {
   const found: string[] = [];
   const expected = r.config.boards * (r.seconds / (r.config.intervalMs / 1000));
   if (r.polls < expected * 0.9 || r.polls > expected * 1.1) found.push(`the watcher polled ${r.polls} times in ${fixed(r.seconds, 1)} s; one poll per board per interval is ${fixed(expected, 0)}`);
-  if ((r.states.paused ?? 0) !== r.mix.paused || (r.states.missing ?? 0) !== r.mix.missing) found.push(`the watcher read ${JSON.stringify(r.states)}; the fake svc held ${JSON.stringify(r.mix)}`);
-  if ((r.states.unreachable ?? 0) > 0) found.push(`${r.states.unreachable} webhooks were unreachable: the fake svc did not keep up`);
+  if ((r.states.paused ?? 0) !== r.mix.paused || (r.states.missing ?? 0) !== r.mix.missing) found.push(`the watcher read ${JSON.stringify(r.states)}; the emulated svc held ${JSON.stringify(r.mix)}`);
+  if ((r.states.unreachable ?? 0) > 0) found.push(`${r.states.unreachable} webhooks were unreachable: the emulated svc did not keep up`);
   return found;
 }
 
@@ -114,7 +137,7 @@ export function watcherSection(r: WatcherReport): string {
   ];
   const table = ['| | |', '|---|---:|', ...rows.map(([k, v]) => `| ${k} | ${v} |`)].join('\n');
   return (
-    `The watcher (\`watchWebhooks\`, docs/never-silently-disabled.md) alone in a child process on the compiled code, pinned to one core, polling ${grouped(c.boards)} boards of the fake svc (\`test/support/fake-svc.ts\`, in the parent process, over loopback HTTP) with its default budget scaled by the compression (\`maxRequestsPerSecond\` ${DEFAULT_MAX_RPS} × ${fixed(scale, 0)}, \`maxInFlight\` 8), no logger. ` +
+    `The watcher (\`watchWebhooks\`, docs/never-silently-disabled.md) alone in a child process on the compiled code, pinned to one core, polling ${grouped(c.boards)} boards of the svc emulator (\`createFakeSvc\` of \`svc-webhooks/testing\`, in the parent process, over loopback HTTP) with its default budget scaled by the compression (\`maxRequestsPerSecond\` ${DEFAULT_MAX_RPS} × ${fixed(scale, 0)}, \`maxInFlight\` 8), no logger. ` +
     `At the start ${grouped(r.mix.failing)} boards are failing, ${grouped(r.mix.paused)} paused and ${grouped(r.mix.missing)} missing (polled every 30 min instead). ` +
     `The interval is compressed: the CPU per poll measured at the compressed rate is what each poll costs at the real one, and the real interval's CPU is that cost times its request rate. ` +
     `Heap per board is the heap after a GC once every board has been checked, less the heap before the watcher was made, over the boards.\n\n${table}\n\n` +

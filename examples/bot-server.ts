@@ -15,6 +15,9 @@
  * Given svc's address and a token (SVC_BASE_URL, SVC_TOKEN with SVC_WATCH_BOARDS, SVC_BOT_TOKEN), it
  * also watches what svc reports for its webhooks (failing, disabled, paused...): a line in its log
  * for each change, and a panel in the inspector (watch-own-webhooks.ts).
+ *
+ * `npm start -- --emulate` feeds it from an emulated svc on this machine instead (emulated-svc.ts):
+ * its webhooks set through svc's routes, svc's deliveries arriving every few seconds, watched.
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,7 +29,8 @@ import pino from 'pino';
 import { svcBoardWebhook, svcBotWebhook } from '../src';
 import { deliveryInspector } from './inspector/delivery-inspector';
 import { mountWebhookPanel } from './inspector/webhook-panel';
-import { watchOwnWebhooks } from './watch-own-webhooks';
+import { emulateSvc, type Emulation } from './emulated-svc';
+import { watchOwnWebhooks, type Watching } from './watch-own-webhooks';
 import { isLoopbackAddress } from './inspector/inspector-access';
 
 const DEV_BOT_SECRET = 'dev-bot-webhook-secret-change-me';
@@ -88,9 +92,13 @@ const bot = svcBotWebhook({ secret: botSecret, logger })
     ctx.log.debug({ kind: ctx.kind }, 'update received');
   });
 
-// What svc reports for these webhooks, when given a token: never silently disabled.
-const watching = watchOwnWebhooks(process.env, { board: boardSecret, bot: botSecret, development: onDevSecrets }, logger);
-if (inspector) mountWebhookPanel(inspector, 'watcher' in watching ? watching.watcher : watching);
+// What svc reports for these webhooks, when given a token: never silently disabled. With --emulate,
+// the watcher starts once the emulated svc is up, and the panel reads it from then on.
+const emulate = process.argv.includes('--emulate');
+let emulation: Emulation | undefined;
+const secrets = { board: boardSecret, bot: botSecret, development: onDevSecrets };
+let watching: Watching = emulate ? { off: 'Starting the emulated svc.' } : watchOwnWebhooks(process.env, secrets, logger);
+if (inspector) mountWebhookPanel(inspector, emulate ? { statuses: () => ('watcher' in watching ? watching.watcher.statuses() : []) } : 'watcher' in watching ? watching.watcher : watching);
 
 const app = express();
 app.use(bot);
@@ -108,7 +116,18 @@ const server = app.listen(port, host, () => {
     logger.warn('running on development webhook secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET for real deliveries');
   }
   printHints(base);
+  if (emulate) startEmulation(base);
 });
+
+function startEmulation(base: string): void {
+  emulateSvc(base, { boardPath: board.path, botPath: bot.path, boardSecret, botSecret }, logger).then(
+    (started) => {
+      emulation = started;
+      watching = watchOwnWebhooks({ ...process.env, ...started.env }, secrets, logger);
+    },
+    (err: unknown) => logger.error({ err }, 'the emulated svc could not start'),
+  );
+}
 
 /** A random token in a new file only this user can read; its path is printed, the token never is. */
 function accessTokenFile(): { token: string; file: string; dir: string } {
@@ -176,7 +195,7 @@ function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
   inspector?.close();
   if (access !== undefined) rmSync(access.dir, { recursive: true, force: true });
-  void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined]).then(() => server.close(() => process.exit(0)));
+  void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined, emulation?.close()]).then(() => server.close(() => process.exit(0)));
 }
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -13,6 +13,7 @@ import type { OptionTable } from '../src/internal/option-table';
 import { SEQUENCE_TRACKER_OPTIONS } from '../src/ordering/board-sequence-tracker';
 import { VERIFY_BOARD_INPUT, VERIFY_BOT_INPUT } from '../src/webhooks/verify-delivery';
 import { WATCH_OPTIONS } from '../src/watch/watch-options';
+import { FAKE_SVC_OPTIONS } from '../src/testing/emulator/fake-svc-options';
 import { BOARD_WEBHOOK_OPTIONS, BOT_WEBHOOK_OPTIONS } from '../src/webhooks/webhook-options';
 
 interface Section {
@@ -45,6 +46,7 @@ const SECTIONS: readonly Section[] = [
   { title: '`boardSequenceTracker(options?)`', intro: 'Tracks board sequence numbers in one process (direct mode).', table: SEQUENCE_TRACKER_OPTIONS },
   { title: '`new SvcClient(options)`', intro: "The setup client for svc's REST API.", table: SVC_CLIENT_OPTIONS },
   { title: '`watchWebhooks(options)`', intro: 'The webhook watcher: what svc reports for each webhook, every change of it (docs/never-silently-disabled.md).', table: WATCH_OPTIONS },
+  { title: '`createFakeSvc(options?)`', intro: "The svc emulator of `svc-webhooks/testing` (docs/testing-with-emulator.md); a refused option is a `FakeSvcError` with the code `invalid_option`.", table: FAKE_SVC_OPTIONS },
 ];
 
 const HEADER = `# Options

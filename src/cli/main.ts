@@ -8,6 +8,7 @@ import { processIo, type CliIo } from './cli-io';
 import type { Command } from './command';
 import { boardWebhookCommand } from './commands/board-webhook';
 import { botWebhookCommand } from './commands/bot-webhook';
+import { emulateCommand } from './commands/emulate';
 import { postgresCommand } from './commands/postgres';
 import { inboxCommand } from './commands/inbox';
 import { sendCommand } from './commands/send';
@@ -16,7 +17,7 @@ import { verifyCommand } from './commands/verify';
 import { versionCommand } from './commands/version';
 import { controlFreeStream, oneLine } from './format';
 
-const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, statusCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand];
+const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, statusCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand, emulateCommand];
 
 /** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
 const LOCAL_INPUT_CODES = new Set<ClientErrorCode>(['invalid_base_url', 'invalid_token', 'invalid_url', 'invalid_secret', 'invalid_board_id']);

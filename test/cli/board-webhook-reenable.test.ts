@@ -1,7 +1,7 @@
 import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
 import { silentLogger } from '../../src/testing';
 import express from 'express';
-import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
 import { listen } from './listen';
 import { expectOneLine, runCli, spawnCli } from './run-cli';
 
@@ -11,7 +11,7 @@ const SECRET = 'the-receivers-board-secret-0123456789';
 describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, once, by hand', () => {
   let receiver: BoardWebhookMiddleware | undefined;
   let app: { url: string; close: () => Promise<void> };
-  let svc: FakeSvc;
+  let svc: EmulatedSvc;
   let env: Record<string, string>;
   let board: string;
 
@@ -20,19 +20,25 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
   });
   afterAll(() => app.close());
   beforeEach(async () => {
-    svc = await startFakeSvc({ boards: 1, deliverTo: () => `${app.url}/webhooks/board` });
+    svc = await emulatedSvc({ boards: 1, forwardTo: app.url, boardSecret: SECRET });
     board = svc.boardIds[0]!;
-    svc.setSecret(board, SECRET);
-    env = { SVC_TOKEN: svc.personToken, SVC_BASE_URL: svc.baseUrl, SVC_WEBHOOK_SECRET: SECRET };
+    env = { SVC_TOKEN: svc.svc.person.token, SVC_BASE_URL: svc.svc.baseUrl, SVC_WEBHOOK_SECRET: SECRET };
     receiver = svcBoardWebhook({ secret: SECRET, logger: silentLogger });
   });
   afterEach(() => svc.close());
 
-  const disable = () => svc.failDeliveries(board, 'receiver answered 503', svc.now() - DAY_MS);
-  const puts = () => svc.requests.filter((r) => r.method === 'PUT').map((r) => JSON.parse(r.body));
+  /** A day and a minute of failed deliveries (the receiver away): svc has disabled the webhook. */
+  const disable = async () => {
+    const running = receiver;
+    receiver = undefined;
+    await svc.failSince(board, DAY_MS + 60_000);
+    receiver = running;
+    expect(svc.svc.webhook({ boardId: board })).toMatchObject({ enabled: false });
+  };
+  const puts = () => svc.requests().filter((r) => r.method === 'PUT').map((r) => JSON.parse(r.body));
 
   it('pings, then PUTs the same url with the secret; exit 0 and the new state (the real launcher)', async () => {
-    disable();
+    await disable();
     const result = await spawnCli(['board-webhook', 'reenable', board], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -41,8 +47,8 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
       're-enabled: PUT of the same URL with your secret (kept, not regenerated)',
       `svc reports the board webhook of board ${board} healthy: delivering, 0 pending`,
     ]);
-    expect(puts()).toEqual([{ url: svc.webhook(board)!.url, secret: SECRET }]);
-    expect(svc.violations).toEqual([]);
+    expect(puts()).toEqual([{ url: svc.svc.webhook({ boardId: board })!.url, secret: SECRET }]);
+    expect(svc.svc.secretMatches({ boardId: board }, SECRET)).toBe(true);
     expect(result.stdout).not.toContain(SECRET);
   });
 
@@ -50,11 +56,11 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
     const result = await runCli(['board-webhook', 'reenable', board], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`nothing to do: svc reports the board webhook of board ${board} healthy: delivering, 0 pending\n`);
-    expect(svc.requests.map((r) => r.method)).toEqual(['GET']);
+    expect(svc.requests().map((r) => r.method)).toEqual(['GET']);
   });
 
   it('the receiver does not answer the ping: exit 1, no PUT', async () => {
-    disable();
+    await disable();
     receiver = undefined;
     const result = await runCli(['board-webhook', 'reenable', '--board', board], { env });
     expect(result.code).toBe(1);
@@ -64,24 +70,24 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
   });
 
   it("a 429 on the ping: waits svc's Retry-After once, then goes on", async () => {
-    disable();
-    svc.fault(board, { status: 429, retryAfter: '1', times: 1, on: 'ping' }); // someone pinged just before
+    await disable();
+    svc.svc.injectApiFault({ status: 429, retryAfter: '1', times: 1, method: 'ping', on: { boardId: board } }); // someone pinged just before
     const result = await spawnCli(['board-webhook', 'reenable', board], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^svc rate-limited the ping \(429\): waiting 1 s as it asked\npinged: svc's ping was answered 200\nre-enabled/);
-    const pings = svc.requests.filter((r) => r.path.endsWith('/ping'));
+    const pings = svc.requests().filter((r) => r.url.endsWith('/ping'));
     expect(pings.map((r) => r.status)).toEqual([429, 200]);
-    expect(pings[1]!.at - pings[0]!.at).toBeGreaterThanOrEqual(995);
+    expect(pings[1]!.receivedAt - pings[0]!.receivedAt).toBeGreaterThanOrEqual(995);
     expect(puts()).toHaveLength(1);
   });
 
   it('exit 3 when svc cannot be reached, exit 1 when the webhook is missing', async () => {
-    svc.fault(board, { status: 503 });
+    const outage = svc.svc.injectApiFault({ status: 503, on: { boardId: board } });
     const down = await runCli(['board-webhook', 'reenable', board], { env });
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/state unknown: svc answered 503/);
-    svc.fault(board, undefined);
-    svc.deleteWebhook(board);
+    outage();
+    await svc.deleteWebhook(board);
     const missing = await runCli(['board-webhook', 'reenable', board], { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no webhook: svc answered 404.*set it with board-webhook set/);
@@ -94,10 +100,10 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
     ['the board twice', ['reenable', 'BOARD', '--board', 'BOARD'], {}, /name the board once/],
     ['no board', ['reenable'], {}, /reenable needs the board id/],
   ])('usage error, exit 2, nothing sent: %s', async (_name, args, overrides, message) => {
-    disable();
+    await disable();
     const result = await runCli(['board-webhook', ...args.map((a) => (a === 'BOARD' ? board : a))], { env: { ...env, ...overrides } });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(svc.requests).toEqual([]);
+    expect(svc.requests()).toEqual([]);
   });
 });

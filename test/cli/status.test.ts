@@ -1,14 +1,14 @@
-import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
 import { expectOneLine, runCli, spawnCli, tempFiles } from './run-cli';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe('svc-webhooks status: one line per webhook, an exit code for cron', () => {
-  let svc: FakeSvc;
+  let svc: EmulatedSvc;
   let env: Record<string, string>;
   beforeEach(async () => {
-    svc = await startFakeSvc({ boards: 3 });
-    env = { SVC_TOKEN: svc.personToken, SVC_BOT_TOKEN: svc.botToken, SVC_BASE_URL: svc.baseUrl };
+    svc = await emulatedSvc({ boards: 3 });
+    env = { SVC_TOKEN: svc.svc.person.token, SVC_BOT_TOKEN: svc.svc.bot.token, SVC_BASE_URL: svc.svc.baseUrl };
   });
   afterEach(() => svc.close());
 
@@ -21,17 +21,18 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^WEBHOOK\s+STATE\s+SINCE\s+PENDING\s+LAST ERROR \/ NOTE$/);
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 2))).toEqual([...svc.boardIds.map((id) => [`board ${id}`, 'healthy']), ['bot', 'healthy']]);
-    expect(result.stdout).not.toContain(svc.personToken);
-    expect(result.stdout).not.toContain(svc.botToken.slice(-43));
+    expect(result.stdout).not.toContain(svc.svc.person.token);
+    expect(result.stdout).not.toContain(svc.svc.bot.token.slice(-43));
   });
 
-  it.each([
-    ['failing', (s: FakeSvc, id: string) => s.failDeliveries(id, 'receiver answered 500', s.now() - 3_600_000), /failing\s+\S+ \(1 h ago\)\s+0\s+receiver answered 500 \(svc disables it in about 23 h, dropping its queue\)/],
-    ['disabled', (s: FakeSvc, id: string) => s.failDeliveries(id, 'receiver answered 500', s.now() - DAY_MS - 60_000), /disabled\s+\S+ \(1 min ago\)\s+0\s+receiver answered 500 \(queue dropped; re-enable: svc-webhooks board-webhook reenable /],
-    ['paused', (s: FakeSvc, id: string) => s.setPlan(id, 'free'), /paused\s+-\s+0\s+paused by svc \(pausedReason PLAN: the plan dropped below Business\): new events are not queued/],
-    ['missing', (s: FakeSvc, id: string) => s.deleteWebhook(id), /missing\s+-\s+-\s+no webhook: svc answered 404/],
+  // A failing webhook still holds the event it retries (pending 1); a disabled one has dropped it.
+  it.each<[string, (s: EmulatedSvc, id: string) => Promise<void>, RegExp]>([
+    ['failing', (s, id) => s.failSince(id, 3_600_000), /failing\s+\S+ \(1 h ago\)\s+1\s+receiver answered 500 \(svc disables it in about 23 h, dropping its queue\)/],
+    ['disabled', (s, id) => s.failSince(id, DAY_MS + 60_000), /disabled\s+\S+ \(1 min ago\)\s+0\s+receiver answered 500 \(queue dropped; re-enable: svc-webhooks board-webhook reenable /],
+    ['paused', async (s, id) => s.svc.setPlan('free', id), /paused\s+-\s+0\s+paused by svc \(pausedReason PLAN: the plan dropped below Business\): new events are not queued/],
+    ['missing', (s, id) => s.deleteWebhook(id), /missing\s+-\s+-\s+no webhook: svc answered 404/],
   ])('exit 1 when one is %s, its line saying what it means', async (_state, make, line) => {
-    make(svc, svc.boardIds[1]!);
+    await make(svc, svc.boardIds[1]!);
     const result = await runCli(['status', ...boards()], { env });
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n');
@@ -40,10 +41,10 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
   });
 
   it.each([
-    ['a 503', (s: FakeSvc) => s.fault('*', { status: 503 })],
-    ['a revoked token (401)', (s: FakeSvc) => s.revokeToken()],
-    ['no answer in time', (s: FakeSvc) => s.fault('*', { kind: 'timeout' })],
-    ['malformed JSON', (s: FakeSvc) => s.fault('*', { kind: 'malformed-json' })],
+    ['a 503', (s: EmulatedSvc) => void s.svc.injectApiFault({ status: 503 })],
+    ['a revoked token (401)', (s: EmulatedSvc) => s.svc.revokeToken(s.svc.person.token)],
+    ['no answer in time', (s: EmulatedSvc) => void s.svc.injectApiFault({ kind: 'no-answer' })],
+    ['malformed JSON', (s: EmulatedSvc) => void s.svc.injectApiFault({ kind: 'malformed-json' })],
   ])('exit 3 when svc cannot tell (%s)', async (_name, make) => {
     make(svc);
     const result = await runCli(['status', ...boards(), '--timeout-ms', '200'], { env });
@@ -52,26 +53,26 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
   });
 
   it('exit 3 when svc is not there at all', async () => {
-    await svc.close();
+    await svc.svc.close();
     const result = await runCli(['status', ...boards()], { env });
     expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/unreachable\s+-\s+-\s+state unknown: svc could not be reached/);
   });
 
   it('exit 1, not 3, when one is known bad and another unknown', async () => {
-    svc.failDeliveries(svc.boardIds[0]!);
-    svc.fault(svc.boardIds[1]!, { status: 500 });
+    await svc.failSince(svc.boardIds[0]!, 0);
+    svc.svc.injectApiFault({ status: 500, on: { boardId: svc.boardIds[1]! } });
     expect((await runCli(['status', ...boards()], { env })).code).toBe(1);
   });
 
   it('--json: the exit code and every status, with ISO times', async () => {
-    svc.failDeliveries(svc.boardIds[0]!, 'receiver answered 502', svc.now() - 60_000);
+    await svc.failSince(svc.boardIds[0]!, 60_000, 502);
     const result = await runCli(['status', ...boards(), '--bot', '--json'], { env });
     expect(result.code).toBe(1);
     const doc = JSON.parse(result.stdout);
     expect(doc.exitCode).toBe(1);
     expect(doc.webhooks.map((w: { state: string }) => w.state)).toEqual(['failing', 'healthy', 'healthy', 'healthy']);
-    expect(doc.webhooks[0]).toMatchObject({ webhook: 'board', boardId: svc.boardIds[0], state: 'failing', lastError: 'receiver answered 502', pending: 0, failingSince: { raw: expect.any(String), ms: expect.any(Number) } });
+    expect(doc.webhooks[0]).toMatchObject({ webhook: 'board', boardId: svc.boardIds[0], state: 'failing', lastError: 'receiver answered 502', pending: 1, failingSince: { raw: expect.any(String), ms: expect.any(Number) } });
     expect(doc.webhooks[0].disablesAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(doc.webhooks[3]).toMatchObject({ webhook: 'bot', state: 'healthy' });
   });
@@ -102,12 +103,12 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       ['--interval-ms below 10', ['--board', 'b1', '--watch', '--interval-ms', '5'], undefined, /--interval-ms must be at least 10/],
     ])('%s', async (_name, args, overrides, message) => {
       const merged = { ...env, ...overrides };
-      if (overrides?.SVC_TOKEN === 'BOT') merged.SVC_TOKEN = svc.botToken;
+      if (overrides?.SVC_TOKEN === 'BOT') merged.SVC_TOKEN = svc.svc.bot.token;
       const result = await runCli(['status', ...args], { env: merged });
       expect(result.code).toBe(2);
       expectOneLine(result.stderr);
       if (message) expect(result.stderr).toMatch(message);
-      expect(svc.requests).toEqual([]);
+      expect(svc.requests()).toEqual([]);
     });
   });
 
@@ -117,11 +118,13 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const run = runCli(['status', ...boards(), '--watch', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
       await new Promise((r) => setTimeout(r, 150));
-      svc.failDeliveries(svc.boardIds[0]!, 'receiver answered 500');
+      await svc.failSince(svc.boardIds[0]!, 0);
       await new Promise((r) => setTimeout(r, 150));
-      svc.succeedDelivery(svc.boardIds[0]!);
+      // The receiver recovers: svc's retry a minute later is answered 200.
+      svc.sink.status = 200;
+      await svc.svc.advance(60_000);
       await new Promise((r) => setTimeout(r, 150));
-      svc.setPlan(svc.boardIds[2]!, 'free');
+      svc.svc.setPlan('free', svc.boardIds[2]!);
       await new Promise((r) => setTimeout(r, 150));
       stop();
       const result = await run;
@@ -140,7 +143,7 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
       await new Promise((r) => setTimeout(r, 150));
-      svc.deleteWebhook(svc.boardIds[0]!);
+      await svc.deleteWebhook(svc.boardIds[0]!);
       await new Promise((r) => setTimeout(r, 150));
       stop();
       const result = await run;

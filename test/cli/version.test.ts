@@ -1,11 +1,11 @@
-import { startMockSvc, type MockSvc } from '../support/mock-svc-server';
+import { createFakeSvc, type FakeSvc } from '../../src/testing';
 import { listen } from './listen';
 import { expectOneLine, runCli, spawnCli } from './run-cli';
 
 describe('svc-webhooks version', () => {
-  let svc: MockSvc;
+  let svc: FakeSvc;
   beforeAll(async () => {
-    svc = await startMockSvc();
+    svc = await createFakeSvc({ versionInfo: { version: '1.42.0', commit: 'a1b2c3d' } });
   });
   afterAll(() => svc.close());
 
@@ -24,7 +24,7 @@ describe('svc-webhooks version', () => {
 
   it('sends no token, even when one is set', async () => {
     await runCli(['version', '--base-url', svc.baseUrl], { env: { SVC_TOKEN: 'person-abc', SVC_BOT_TOKEN: 'x' } });
-    expect(svc.requests.at(-1)!.headers.authorization).toBeUndefined();
+    expect(svc.requests().at(-1)!.headers.authorization).toBeUndefined();
   });
 
   it('exits 1 with one line when the server answers an error', async () => {

@@ -1,9 +1,8 @@
 import { inspect } from 'node:util';
 import express from 'express';
 import { SvcClient, SvcClientError, svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
-import { silentLogger } from '../../src/testing';
+import { createFakeSvc, silentLogger, type FakeSvc } from '../../src/testing';
 import { listen } from '../cli/listen';
-import { startMockSvc, type MockSvc } from '../support/mock-svc-server';
 
 const HOOK_URL = 'https://hooks.example.com/webhooks/board';
 const BOT_URL = 'https://bot.example.com/webhooks/bot';
@@ -21,7 +20,7 @@ async function failure(promise: Promise<unknown>): Promise<SvcClientError> {
 }
 
 describe('SvcClient', () => {
-  let svc: MockSvc;
+  let svc: FakeSvc;
   let receiver: BoardWebhookMiddleware | undefined;
   let app: { url: string; close: () => Promise<void> };
 
@@ -30,19 +29,19 @@ describe('SvcClient', () => {
   });
   afterAll(() => app.close());
   beforeEach(async () => {
-    svc = await startMockSvc({ deliverTo: (url) => (url === HOOK_URL ? `${app.url}/webhooks/board` : undefined) });
+    svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': app.url }, versionInfo: { version: '1.42.0', commit: 'a1b2c3d' } });
     receiver = undefined;
   });
   afterEach(() => svc.close());
 
-  const bot = (): SvcClient => new SvcClient({ baseUrl: svc.baseUrl, token: svc.botToken });
-  const person = (): SvcClient => new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken });
+  const bot = (): SvcClient => new SvcClient({ baseUrl: svc.baseUrl, token: svc.bot.token });
+  const person = (): SvcClient => new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
 
   describe('version()', () => {
     it('reads GET /api/version without a token', async () => {
-      const info = await new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken }).version();
+      const info = await new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token }).version();
       expect(info).toMatchObject({ version: '1.42.0', commit: 'a1b2c3d', license: 'AGPL-3.0-only' });
-      expect(svc.requests[0]!.headers.authorization).toBeUndefined();
+      expect(svc.requests()[0]!.headers.authorization).toBeUndefined();
     });
 
     it('appends the route to a base path', async () => {
@@ -64,16 +63,16 @@ describe('SvcClient', () => {
       expect(await bot().getBotWebhook()).toMatchObject({ url: BOT_URL, enabled: true });
       await bot().deleteBotWebhook();
       expect(await bot().getBotWebhook()).toBeNull();
-      for (const request of svc.requests) {
-        expect(request.headers.authorization).toBe(`Bearer ${svc.botToken}`);
-        expect(request.url).not.toContain(svc.botToken.slice(-43));
+      for (const request of svc.requests()) {
+        expect(request.headers.authorization).toBe(`Bearer ${svc.bot.token}`);
+        expect(request.url).not.toContain(svc.bot.token.slice(-43));
       }
-      expect(JSON.parse(svc.requests[0]!.body)).toEqual({ url: BOT_URL, secret: SECRET });
+      expect(JSON.parse(svc.requests()[0]!.body)).toEqual({ url: BOT_URL, secret: SECRET });
     });
 
     it('reads an unwrapped GET answer too', async () => {
       await svc.close();
-      svc = await startMockSvc({ wrapBotGet: false });
+      svc = await createFakeSvc({ botGetWrapped: false });
       await bot().setBotWebhook({ url: BOT_URL, secret: SECRET });
       expect(await bot().getBotWebhook()).toMatchObject({ url: BOT_URL, enabled: true });
     });
@@ -81,53 +80,53 @@ describe('SvcClient', () => {
     it('refuses a token that is not a bot token before sending', async () => {
       const error = await failure(person().getBotWebhook());
       expect(error).toMatchObject({ code: 'invalid_token', status: undefined });
-      expect(svc.requests).toHaveLength(0);
+      expect(svc.requests()).toHaveLength(0);
     });
 
     it('refuses the bot token as the webhook secret', async () => {
-      expect(await failure(bot().setBotWebhook({ url: BOT_URL, secret: svc.botToken }))).toMatchObject({ code: 'invalid_secret' });
-      expect(svc.requests).toHaveLength(0);
+      expect(await failure(bot().setBotWebhook({ url: BOT_URL, secret: svc.bot.token }))).toMatchObject({ code: 'invalid_secret' });
+      expect(svc.requests()).toHaveLength(0);
     });
   });
 
   describe('board webhook', () => {
     it('returns a generated secret once, as generatedSecret', async () => {
-      const { webhook, generatedSecret } = await person().setBoardWebhook(svc.boardId, { url: HOOK_URL });
+      const { webhook, generatedSecret } = await person().setBoardWebhook(svc.board.id, { url: HOOK_URL });
       expect(generatedSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(generatedSecret).toBe(svc.boardWebhook()!.secret);
+      expect(svc.secretMatches({ boardId: svc.board.id }, generatedSecret!)).toBe(true);
       expect(webhook).toMatchObject({ url: HOOK_URL, hasSecret: true, enabled: true, pausedReason: null });
       expect(webhook).not.toHaveProperty('secret');
-      const again = await person().getBoardWebhook(svc.boardId);
+      const again = await person().getBoardWebhook(svc.board.id);
       expect(JSON.stringify(again)).not.toContain(generatedSecret);
     });
 
     it('sends a given secret and returns no generatedSecret', async () => {
-      const result = await person().setBoardWebhook(svc.boardId, { url: HOOK_URL, secret: SECRET });
+      const result = await person().setBoardWebhook(svc.board.id, { url: HOOK_URL, secret: SECRET });
       expect(result.generatedSecret).toBeUndefined();
-      expect(svc.boardWebhook()!.secret).toBe(SECRET);
+      expect(svc.secretMatches({ boardId: svc.board.id }, SECRET)).toBe(true);
     });
 
     it('pings: svc delivers a ping the receiver verifies', async () => {
-      const { generatedSecret } = await person().setBoardWebhook(svc.boardId, { url: HOOK_URL });
+      const { generatedSecret } = await person().setBoardWebhook(svc.board.id, { url: HOOK_URL });
       const pings: number[] = [];
       receiver = svcBoardWebhook({ secret: generatedSecret!, logger: silentLogger }).on('ping', (_event, ctx) => void pings.push(ctx.sequence));
-      expect(await person().pingBoardWebhook(svc.boardId)).toEqual({ ok: true, status: 200, error: '' });
+      expect(await person().pingBoardWebhook(svc.board.id)).toEqual({ ok: true, status: 200, error: '' });
       expect(pings).toEqual([0]);
     });
 
     it('throws rate_limited with retryAfter for a second ping within 10 seconds', async () => {
-      await person().setBoardWebhook(svc.boardId, { url: HOOK_URL, secret: SECRET });
-      await person().pingBoardWebhook(svc.boardId);
-      svc.advance(4_000);
-      const error = await failure(person().pingBoardWebhook(svc.boardId));
+      await person().setBoardWebhook(svc.board.id, { url: HOOK_URL, secret: SECRET });
+      await person().pingBoardWebhook(svc.board.id);
+      await svc.advance(4_000);
+      const error = await failure(person().pingBoardWebhook(svc.board.id));
       expect(error).toMatchObject({ code: 'rate_limited', status: 429, retryAfter: 6 });
-      svc.advance(6_000);
-      expect(await person().pingBoardWebhook(svc.boardId)).toMatchObject({ ok: false });
+      await svc.advance(6_000);
+      expect(await person().pingBoardWebhook(svc.board.id)).toMatchObject({ ok: false });
     });
 
     it('refuses a bot token for board routes', async () => {
-      expect(await failure(bot().getBoardWebhook(svc.boardId))).toMatchObject({ code: 'invalid_token' });
-      expect(svc.requests).toHaveLength(0);
+      expect(await failure(bot().getBoardWebhook(svc.board.id))).toMatchObject({ code: 'invalid_token' });
+      expect(svc.requests()).toHaveLength(0);
     });
 
     it('refuses an empty board id', async () => {
@@ -137,7 +136,7 @@ describe('SvcClient', () => {
     it('encodes the board id into the path', async () => {
       // An unknown board answers 404, which GET reads as "no webhook".
       expect(await person().getBoardWebhook('a/b?c')).toBeNull();
-      expect(svc.requests[0]!.url).toBe('/api/boards/a%2Fb%3Fc/webhook');
+      expect(svc.requests()[0]!.url).toBe('/api/boards/a%2Fb%3Fc/webhook');
     });
   });
 
@@ -148,25 +147,25 @@ describe('SvcClient', () => {
       ['a short secret', { url: HOOK_URL, secret: 'short' }, 'invalid_secret'],
     ])('%s', async (_case, input, code) => {
       expect(await failure(bot().setBotWebhook(input))).toMatchObject({ code, status: undefined });
-      expect(await failure(person().setBoardWebhook(svc.boardId, input))).toMatchObject({ code });
-      expect(svc.requests).toHaveLength(0);
+      expect(await failure(person().setBoardWebhook(svc.board.id, input))).toMatchObject({ code });
+      expect(svc.requests()).toHaveLength(0);
     });
   });
 
   describe('errors', () => {
     it('throws svc_api_error with the status for a refused token', async () => {
-      const forged = `${svc.botToken.slice(0, -1)}${svc.botToken.endsWith('Q') ? 'R' : 'Q'}`;
+      const forged = `${svc.bot.token.slice(0, -1)}${svc.bot.token.endsWith('Q') ? 'R' : 'Q'}`;
       const client = new SvcClient({ baseUrl: svc.baseUrl, token: forged });
       const error = await failure(client.getBotWebhook());
       expect(error).toMatchObject({ code: 'svc_api_error', status: 401 });
-      expect(error.message).not.toContain(svc.botToken.slice(-43, -1));
+      expect(error.message).not.toContain(svc.bot.token.slice(-43, -1));
     });
 
     it('does not follow a redirect, so the token cannot travel elsewhere', async () => {
       const elsewhere = await listen((req, res) => void res.end(JSON.stringify({ stolen: req.headers.authorization })));
       const redirecting = await listen((_req, res) => void res.writeHead(307, { location: `${elsewhere.url}/api/bots/me/webhook` }).end());
       try {
-        const error = await failure(new SvcClient({ baseUrl: redirecting.url, token: svc.botToken }).getBotWebhook());
+        const error = await failure(new SvcClient({ baseUrl: redirecting.url, token: svc.bot.token }).getBotWebhook());
         expect(error).toMatchObject({ code: 'svc_api_error', status: 307 });
       } finally {
         await Promise.all([elsewhere.close(), redirecting.close()]);
@@ -209,8 +208,8 @@ describe('SvcClient', () => {
 
   it('keeps the token out of inspect and JSON output', () => {
     const client = bot();
-    expect(inspect(client, { depth: 5, showHidden: true })).not.toContain(svc.botToken);
-    expect(JSON.stringify(client)).not.toContain(svc.botToken);
+    expect(inspect(client, { depth: 5, showHidden: true })).not.toContain(svc.bot.token);
+    expect(JSON.stringify(client)).not.toContain(svc.bot.token);
   });
 });
 

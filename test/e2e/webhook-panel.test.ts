@@ -1,12 +1,12 @@
 /**
  * The inspector's panel of webhook states, end to end: `examples/bot-server.ts` runs as a real child
- * process watching its webhooks on a fake svc, and its page, open in Debian's headless Chromium,
+ * process watching its webhooks on an emulated svc, and its page, open in Debian's headless Chromium,
  * shows each webhook's state and follows its changes without a reload.
  */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startExampleServer, type ExampleServer } from '../support/example-server';
-import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
 import { BOARD_SECRET, BOT_SECRET } from '../support/sign';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -16,22 +16,24 @@ const APPEAR_MS = 15_000;
 const HOSTILE = '<img src=x onerror="globalThis.pwned=1">';
 
 describe("example server: the inspector's panel of webhook states", () => {
-  let svc: FakeSvc;
+  let svc: EmulatedSvc;
   let server: ExampleServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Debian's chromium is missing at ${CHROMIUM}; this end-to-end test needs it`);
-    svc = await startFakeSvc({ boards: 2 });
-    svc.failDeliveries(svc.boardIds[1]!, HOSTILE);
+    svc = await emulatedSvc({ boards: 2 });
+    // The receiver's answer, quoted by svc in lastError, carries markup.
+    svc.sink.body = HOSTILE;
+    await svc.failSince(svc.boardIds[1]!, 0);
     server = await startExampleServer({
       HOST: '127.0.0.1',
       SVC_BOT_WEBHOOK_SECRET: BOT_SECRET,
       SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET,
-      SVC_BASE_URL: svc.baseUrl,
-      SVC_TOKEN: svc.personToken,
-      SVC_BOT_TOKEN: svc.botToken,
+      SVC_BASE_URL: svc.svc.baseUrl,
+      SVC_TOKEN: svc.svc.person.token,
+      SVC_BOT_TOKEN: svc.svc.bot.token,
       SVC_WATCH_BOARDS: svc.boardIds.join(','),
       SVC_WATCH_INTERVAL_MS: '200',
     }, SETUP_MS - 10_000);
@@ -60,9 +62,9 @@ describe("example server: the inspector's panel of webhook states", () => {
 
   it('follows a change without a reload', async () => {
     await page.evaluate(() => ((globalThis as any).sameDocument = true));
-    svc.setPlan(svc.boardIds[0]!, 'free');
+    svc.svc.setPlan('free', svc.boardIds[0]!);
     await page.locator(`#webhooks tr[data-state="paused"]`, { hasText: svc.boardIds[0]! }).waitFor({ timeout: APPEAR_MS });
     expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
-    expect(await page.content()).not.toContain(svc.personToken);
+    expect(await page.content()).not.toContain(svc.svc.person.token);
   });
 });

@@ -6,9 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler, SvcClient, svcBoardWebhook, svcBotWebhook } from '../../src';
-import { signBotUpdate, botUpdate } from '../../src/testing';
+import { createFakeSvc, signBotUpdate, botUpdate, type FakeSvc } from '../../src/testing';
 import { silentLogger } from '../support/apps';
-import { startMockSvc, type MockSvc } from '../support/mock-svc-server';
 
 const PUBLIC_URL = 'https://hooks.example.com/webhooks/board';
 
@@ -18,7 +17,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 describe('connecting a board to a running receiver', () => {
-  let svc: MockSvc;
+  let svc: FakeSvc;
   let server: Server;
   let receiverBase = '';
   // The integration's own secret store (a database table in a real integration).
@@ -30,7 +29,7 @@ describe('connecting a board to a running receiver', () => {
     server = createServer(createNodeHandler(board));
     receiverBase = await listen(server);
     // svc delivers to the public URL; here it reaches the local receiver, as a tunnel would.
-    svc = await startMockSvc({ deliverTo: (url) => (url === PUBLIC_URL ? `${receiverBase}/webhooks/board` : undefined) });
+    svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': receiverBase } });
   });
   afterAll(async () => {
     await svc.close();
@@ -46,27 +45,27 @@ describe('connecting a board to a running receiver', () => {
   }
 
   it('handles the next delivery of each board connected while it runs, each with its own secret', async () => {
-    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken });
-    const second = svc.addBoard();
+    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
+    const second = svc.addBoard({ managers: [svc.person] }).id;
 
-    await connect(client, svc.boardId);
-    expect(await client.pingBoardWebhook(svc.boardId)).toMatchObject({ ok: true, status: 200 });
+    await connect(client, svc.board.id);
+    expect(await client.pingBoardWebhook(svc.board.id)).toMatchObject({ ok: true, status: 200 });
 
     await connect(client, second);
     expect(await client.pingBoardWebhook(second)).toMatchObject({ ok: true, status: 200 });
 
-    expect(pings).toEqual([svc.boardId, second]);
-    expect(boardSecrets.get(svc.boardId)).not.toBe(boardSecrets.get(second));
-    expect(boardSecrets.get(second)).toBe(svc.boardWebhook(second)!.secret);
+    expect(pings).toEqual([svc.board.id, second]);
+    expect(boardSecrets.get(svc.board.id)).not.toBe(boardSecrets.get(second));
+    expect(svc.secretMatches({ boardId: second }, boardSecrets.get(second)!)).toBe(true);
   });
 
   it('after a disconnect (secret dropped and forgotten), the board is refused as unknown', async () => {
-    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken });
-    const third = svc.addBoard();
+    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
+    const third = svc.addBoard({ managers: [svc.person] }).id;
     await connect(client, third);
     boardSecrets.delete(third);
     board.forgetSecret(third);
-    svc.advance(11_000); // past svc's ping rate limit
+    await svc.advance(11_000); // past svc's ping rate limit
     const ping = await client.pingBoardWebhook(third);
     expect(ping).toMatchObject({ ok: false, status: 401 });
     expect(String(ping.error)).toContain('unknown_board');
@@ -74,7 +73,7 @@ describe('connecting a board to a running receiver', () => {
 });
 
 describe('one server hosting several bots, one path per bot', () => {
-  let svc: MockSvc;
+  let svc: FakeSvc;
   let server: Server;
   let base = '';
   const botSecrets = new Map<string, string>();
@@ -87,7 +86,8 @@ describe('one server hosting several bots, one path per bot', () => {
   beforeAll(async () => {
     server = createServer(createNodeHandler(bot));
     base = await listen(server);
-    svc = await startMockSvc();
+    // svc delivers to the public URL; here it reaches the local server, as a tunnel would.
+    svc = await createFakeSvc({ clock: 'manual', forward: { 'https://bots.example.com': base } });
   });
   afterAll(async () => {
     await svc.close();
@@ -95,17 +95,19 @@ describe('one server hosting several bots, one path per bot', () => {
   });
 
   it('sets the bot webhook with a secret of its own, stores it, and handles the next update at that bot\'s path', async () => {
-    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.botToken });
+    const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.bot.token });
     const secret = randomBytes(32).toString('base64url');
-    await client.setBotWebhook({ url: `https://bots.example.com/webhooks/bots/${svc.botId}`, secret });
-    botSecrets.set(svc.botId, secret);
-    bot.forgetSecret(svc.botId);
+    await client.setBotWebhook({ url: `https://bots.example.com/webhooks/bots/${svc.bot.id}`, secret });
+    botSecrets.set(svc.bot.id, secret);
+    bot.forgetSecret(svc.bot.id);
 
-    // svc signs with the secret it holds for this bot.
-    const update = botUpdate('messageCreate', { message: { content: 'hello' } }, { botUserId: svc.botId });
-    const signed = signBotUpdate(update, { secret: svc.botWebhook()!.secret });
-    const res = await fetch(`${base}/webhooks/bots/${svc.botId}`, { method: 'POST', headers: signed.headers, body: signed.body });
-    expect(res.status).toBe(200);
+    // svc signs with the secret it holds for this bot, and posts to the url set for it.
+    svc.emitBotUpdate({ kind: 'messageCreate', data: { message: { content: 'hello' } } });
+    await svc.advance(0);
+    svc.audit.assertAllDelivered();
+    expect(svc.audit.attempts().map((a) => a.status)).toEqual([200]);
+    // The same delivery at another bot's path is refused: that bot has no secret here.
+    const signed = signBotUpdate(botUpdate('messageCreate', { message: { content: 'hello' } }, { botUserId: svc.bot.id }), { secret });
     const other = await fetch(`${base}/webhooks/bots/another-bot`, { method: 'POST', headers: signed.headers, body: signed.body });
     expect([other.status, ((await other.json()) as { code: string }).code]).toEqual([401, 'unknown_bot']);
     expect(seen).toEqual(['hello']);

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startExampleServer, type ExampleServer } from '../support/example-server';
-import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
 import { fixture, signBoard } from '../support/sign';
 
 const root = join(__dirname, '..', '..');
@@ -82,15 +82,15 @@ function inspectorGet(base: string, path: string, host = 'localhost'): Promise<{
 }
 
 describe('the example server watching its webhooks (given a token)', () => {
-  let svc: FakeSvc;
+  let svc: EmulatedSvc;
   let server: ExampleServer;
   beforeAll(async () => {
-    svc = await startFakeSvc({ boards: 2 });
-    svc.failDeliveries(svc.boardIds[1]!, 'receiver answered 500');
+    svc = await emulatedSvc({ boards: 2 });
+    await svc.failSince(svc.boardIds[1]!, 0);
     server = await startExampleServer({
-      SVC_BASE_URL: svc.baseUrl,
-      SVC_TOKEN: svc.personToken,
-      SVC_BOT_TOKEN: svc.botToken,
+      SVC_BASE_URL: svc.svc.baseUrl,
+      SVC_TOKEN: svc.svc.person.token,
+      SVC_BOT_TOKEN: svc.svc.bot.token,
       SVC_WATCH_BOARDS: svc.boardIds.join(','),
       SVC_WATCH_INTERVAL_MS: '100',
     });
@@ -105,11 +105,11 @@ describe('the example server watching its webhooks (given a token)', () => {
     while (!server.output().includes('watching 3 webhooks') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.output()).toContain('watching 3 webhooks: 2 healthy, 1 failing');
     expect(server.output()).toMatch(new RegExp(`"boardId":"${svc.boardIds[1]}".*"msg":"board webhook of board ${svc.boardIds[1]}: failing since`));
-    svc.setPlan(svc.boardIds[0]!, 'free');
+    svc.svc.setPlan('free', svc.boardIds[0]!);
     while (!server.output().includes('"state":"paused"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.output()).toContain('"state":"paused"');
-    expect(server.output()).not.toContain(svc.personToken);
-    expect(server.output()).not.toContain(svc.botToken.slice(-43));
+    expect(server.output()).not.toContain(svc.svc.person.token);
+    expect(server.output()).not.toContain(svc.svc.bot.token.slice(-43));
   });
 
   it("the inspector's panel: each webhook's state as JSON, behind the inspector's own Host check", async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createNodeHandler, svcBoardWebhook, watchWebhooks, SvcClient, type BoardWebhookMiddleware, type LoggerLike } from '../../src';
 import { expressVersions } from '../support/apps';
-import { startFakeSvc, type FakeSvc } from '../support/fake-svc';
+import { EmulatedWebhooks } from '../watch/emulated-webhooks';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
 import { until } from '../watch/harness';
 
@@ -115,10 +115,10 @@ describe('a logger that throws decides nothing', () => {
   });
 
   describe('the webhook watcher', () => {
-    let svc: FakeSvc;
+    let svc: EmulatedWebhooks;
     let watcher: ReturnType<typeof watchWebhooks> | undefined;
     beforeEach(async () => {
-      svc = await startFakeSvc({ boards: 1 });
+      svc = await EmulatedWebhooks.start({ boards: 1 });
     });
     afterEach(async () => {
       await watcher?.close();

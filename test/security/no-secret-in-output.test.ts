@@ -15,6 +15,7 @@ import express from 'express';
 import pino from 'pino';
 import type { WebhookLogger } from '../../src/internal/logger';
 import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
+import { createFakeSvc } from '../../src/testing';
 import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
 import { runCli, tempFiles } from '../cli/run-cli';
 import { startExampleServer } from '../support/example-server';
@@ -286,6 +287,43 @@ describe('no secret, token or signature in any output', () => {
     } finally {
       files.cleanup();
       capture.cleanup();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("the svc emulator: every route's answer, refusals, deliveries' errors and the control routes", async () => {
+    // A receiver that answers 500, so that lastError, the audit and the ping's answer carry an error.
+    const { server, base } = await listen((_req, res) => void res.writeHead(500).end('down'));
+    const svc = await createFakeSvc({ clock: 'manual', allowLoopback: true });
+    const said: string[] = [];
+    const call = async (method: string, path: string, token?: string, body?: unknown) => {
+      const res = await fetch(`${svc.baseUrl}${path}`, { method, headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      said.push(`${res.status} ${JSON.stringify([...res.headers])} ${await res.text()}`);
+    };
+    try {
+      const board = `/api/boards/${svc.board.id}/webhook`;
+      await call('PUT', board, svc.person.token, { url: `${base}/hook`, secret: BOARD_SECRET });
+      await call('PUT', '/api/bots/me/webhook', svc.bot.token, { url: `${base}/bot`, secret: BOT_SECRET });
+      await call('PUT', board, svc.person.token, { url: 'https://10.0.0.1/x', secret: OTHER_BOARD_SECRET });
+      await call('PUT', board, svc.person.token, { url: `${base}/hook`, secret: 'short' });
+      for (const token of [PERSON_TOKEN, OAUTH_TOKEN, BOT_TOKEN, svc.bot.token]) await call('GET', board, token);
+      svc.emitBoardEvent({ type: 'task.created' });
+      svc.emitBotUpdate({ kind: 'messageCreate' });
+      await svc.advance(60 * 60 * 1000);
+      await call('POST', `${board}/ping`, svc.person.token);
+      await call('POST', `${board}/ping`, svc.person.token);
+      await call('GET', board, svc.person.token);
+      await call('GET', '/api/bots/me/webhook', svc.bot.token);
+      await call('GET', '/_emulator');
+      await call('GET', '/_emulator/audit');
+      said.push(JSON.stringify([svc.audit.deliveries(), svc.audit.attempts(), svc.webhook({ boardId: svc.board.id }), svc.boards()]), inspect(svc, { depth: 2 }).replaceAll(svc.person.token, '').replaceAll(svc.bot.token, ''));
+      expect(said.join('\n')).toContain('receiver answered 500');
+      expectClean('svc emulator', said.join('\n'));
+      // The tokens svc issued never come back in an answer either (the start tokens are the test's own).
+      const answers = said.slice(0, -1).join('\n');
+      expect([answers.includes(svc.person.token), answers.includes(svc.bot.token)]).toEqual([false, false]);
+    } finally {
+      await svc.close();
       await new Promise((resolve) => server.close(resolve));
     }
   });

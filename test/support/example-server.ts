@@ -18,8 +18,8 @@ export interface ExampleServer {
  * Starts the example server on a free port, on the development secrets unless `env` sets them, and
  * resolves once it has logged that it listens and printed its commands whole (the last is the board ping's).
  */
-export function startExampleServer(env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ExampleServer> {
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts'], {
+export function startExampleServer(env: Record<string, string> = {}, timeoutMs = 30_000, args: readonly string[] = []): Promise<ExampleServer> {
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'examples/bot-server.ts', ...args], {
     cwd: ROOT,
     detached: true,
     env: { ...process.env, PORT: '0', SVC_BOT_WEBHOOK_SECRET: '', SVC_BOARD_WEBHOOK_SECRET: '', ...env },

@@ -1,6 +1,6 @@
 import { harness, sleep, until, type Harness } from './harness';
 
-/** Start times of the GETs of one board (or of all), in the fake's ms. */
+/** Arrival times of the GETs of one board (or of all), in real ms. */
 function gets(h: Harness, which?: string): number[] {
   return h.svc.requests.filter((r) => r.method === 'GET' && (which === undefined || r.which === which)).map((r) => r.at);
 }
@@ -20,7 +20,7 @@ describe("watchWebhooks within svc's budget", () => {
   afterEach(() => h.close());
 
   it('at most maxInFlight calls at once', async () => {
-    h = await harness({ boards: 40, delayMs: 60 });
+    h = await harness({ boards: 40, options: { apiDelayMs: 60 } });
     h.watch({ maxInFlight: 4, maxRequestsPerSecond: 10_000, intervalMs: 60_000 });
     await h.watcher!.checked();
     expect(h.svc.maxInFlight()).toBe(4);
@@ -54,7 +54,7 @@ describe("watchWebhooks within svc's budget", () => {
   it('a webhook svc answers 404 for is polled every missingIntervalMs instead', async () => {
     h = await harness({ boards: 2 });
     const [kept, gone] = h.svc.boardIds as [string, string];
-    h.svc.deleteWebhook(gone);
+    await h.svc.deleteWebhook(gone);
     h.watch({ intervalMs: 50, missingIntervalMs: 600 });
     await sleep(1_000);
     await h.watcher!.close();
@@ -87,7 +87,7 @@ describe("watchWebhooks within svc's budget", () => {
   });
 
   it('svc rate-limiting the watcher: nothing starts within Retry-After of a 429, and every webhook is checked', async () => {
-    h = await harness({ boards: 12, rateLimit: { perSecond: 5, retryAfterSeconds: 1 } });
+    h = await harness({ boards: 12, options: { apiRateLimit: { perSecond: 5, retryAfterSeconds: 1 } } });
     h.watch({ intervalMs: 60_000, maxRequestsPerSecond: 100 });
     await h.watcher!.checked();
     expect(h.watcher!.statuses().map((s) => s.state)).toEqual(Array(12).fill('healthy'));

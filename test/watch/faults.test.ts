@@ -1,6 +1,7 @@
 import { SvcClientError, watchWebhooks, type WatchClient } from '../../src';
 import { memoryLogger } from '../support/apps';
-import type { Fault, TimeFormat } from '../support/fake-svc';
+import type { StateTimeFormat } from '../../src/testing';
+import type { Fault } from './emulated-webhooks';
 import { harness, LEVEL, sleep, until, type Harness } from './harness';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -120,11 +121,11 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
   describe('timestamps in the formats svc might use (the spec does not give one)', () => {
     // Whole seconds: epoch seconds and HTTP dates carry no milliseconds.
     const at = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
-    it.each<TimeFormat>(['iso', 'epoch-seconds', 'epoch-ms', 'http-date', 'proto'])('%s: failingSince read, disablesAt a day later', async (format) => {
+    it.each<StateTimeFormat>(['iso', 'epoch-seconds', 'epoch-ms', 'http-date', 'proto'])('%s: failingSince read, disablesAt a day later', async (format) => {
       h = await harness({ boards: 1 });
       const [board] = h.svc.boardIds as [string];
       h.svc.setTimeFormat(format);
-      h.svc.failDeliveries(board, 'receiver answered 500', at);
+      await h.svc.failDeliveries(board, { since: at });
       h.watch();
       await h.watcher!.checked();
       const status = h.changes[0]!.current;
@@ -137,8 +138,8 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
     it('a format not read: still failing, the raw text shown, no disable time invented', async () => {
       h = await harness({ boards: 1 });
       const [board] = h.svc.boardIds as [string];
-      h.svc.setTimeFormat('garbage');
-      h.svc.failDeliveries(board);
+      await h.svc.failDeliveries(board);
+      h.svc.fault(board, { fields: { failingSince: `sometime around ${h.svc.now()}` } });
       h.watch();
       await h.watcher!.checked();
       const status = h.changes[0]!.current;
@@ -157,7 +158,7 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
         },
       });
       await h.watcher!.checked();
-      h.svc.failDeliveries(h.svc.boardIds[0]!);
+      await h.svc.failDeliveries(h.svc.boardIds[0]!);
       await until(() => h.changes.length === 3, 'the change after the throws');
       expect(h.lines().filter((l) => l.msg === 'onChange threw; the watcher goes on')).toHaveLength(3);
     });

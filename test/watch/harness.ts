@@ -1,12 +1,13 @@
-/** A watcher against the fake svc over loopback HTTP, with its changes and log lines kept. */
+/** A watcher against the emulated svc over loopback HTTP, with its changes and log lines kept. */
 import { SvcClient, watchWebhooks, type WatchOptions, type WebhookChange, type WebhookWatcher } from '../../src';
+import type { FakeSvcOptions } from '../../src/testing';
 import { memoryLogger } from '../support/apps';
-import { startFakeSvc, type FakeSvc, type FakeSvcOptions } from '../support/fake-svc';
+import { EmulatedWebhooks } from './emulated-webhooks';
 
 export const LEVEL = { info: 30, warn: 40, error: 50 } as const;
 
 export interface Harness {
-  readonly svc: FakeSvc;
+  readonly svc: EmulatedWebhooks;
   readonly client: SvcClient;
   readonly botClient: SvcClient;
   readonly changes: WebhookChange[];
@@ -20,8 +21,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function harness(svcOptions: FakeSvcOptions = {}, clientTimeoutMs = 1_000): Promise<Harness> {
-  const svc = await startFakeSvc(svcOptions);
+/** `boards` boards with webhooks; deliveries go to `forwardTo` (a receiver's base URL) or to a sink. */
+export async function harness(setup: { boards?: number; forwardTo?: string; options?: FakeSvcOptions } = {}, clientTimeoutMs = 1_000): Promise<Harness> {
+  const svc = await EmulatedWebhooks.start({ boards: setup.boards ?? 1, ...(setup.forwardTo === undefined ? {} : { forwardTo: setup.forwardTo }), ...(setup.options === undefined ? {} : { options: setup.options }) });
   const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken, timeoutMs: clientTimeoutMs });
   const botClient = new SvcClient({ baseUrl: svc.baseUrl, token: svc.botToken, timeoutMs: clientTimeoutMs });
   const log = memoryLogger();

@@ -35,9 +35,9 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
   it('a gauge of webhooks per webhook and state, and a state set per board once seen not healthy', async () => {
     h = await harness({ boards: 4 });
     const [a, b, c] = h.svc.boardIds as [string, string, string];
-    h.svc.failDeliveries(a);
+    await h.svc.failDeliveries(a);
     h.svc.setPlan(b, 'free');
-    h.svc.deleteWebhook(c);
+    await h.svc.deleteWebhook(c);
     h.watch({ bot: { client: h.botClient } });
     await h.watcher!.checked();
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
@@ -70,13 +70,13 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     h = await harness({ boards: 1 });
     const [board] = h.svc.boardIds as [string];
-    h.svc.failDeliveries(board);
+    await h.svc.failDeliveries(board);
     h.watch();
     await h.watcher!.checked();
     const value = async (state: string) => points(await collected(reader, 'svc.webhook.watch.state')).find((p) => p.attributes['svc.webhook.board_id'] === board && p.attributes['svc.webhook.state'] === state)?.value;
     expect(await value('failing')).toBe(1);
     expect(await value('healthy')).toBe(0);
-    h.svc.succeedDelivery(board);
+    await h.svc.succeedDelivery(board);
     await until(() => h.changes.length === 2, 'healthy');
     expect(await value('failing')).toBe(0);
     expect(await value('healthy')).toBe(1);
@@ -88,12 +88,15 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
     const [board] = h.svc.boardIds as [string];
     h.watch({ reenable: true, secret: 'the-receivers-board-secret-0123456789', probe: () => false, reenableBackoffMs: 60_000 });
     await h.watcher!.checked();
-    h.svc.failDeliveries(board, 'x', h.svc.now() - 24 * 60 * 60 * 1000);
-    await until(() => h.changes.length === 2, 'disabled');
+    // svc fails the webhook, then disables it a day later.
+    await h.svc.failDeliveries(board, { error: 'x' });
+    await until(() => h.changes.length === 2, 'failing');
+    await h.svc.advance(24 * 60 * 60 * 1000);
+    await until(() => h.changes.length === 3, 'disabled');
     await until(async () => points(await collected(reader, 'svc.webhook.watch.reenables')).length > 0, 'the attempt');
 
     const transitions = points(await collected(reader, 'svc.webhook.watch.transitions')).map((p) => [p.attributes['svc.webhook.previous_state'], p.attributes['svc.webhook.state'], p.value]);
-    expect(transitions).toEqual(expect.arrayContaining([['none', 'healthy', 1], ['healthy', 'disabled', 1]]));
+    expect(transitions).toEqual(expect.arrayContaining([['none', 'healthy', 1], ['healthy', 'failing', 1], ['failing', 'disabled', 1]]));
     const polls = points(await collected(reader, 'svc.webhook.watch.polls'));
     expect(polls.find((p) => p.attributes['svc.webhook.state'] === 'healthy')!.value).toBeGreaterThanOrEqual(1);
     expect(points(await collected(reader, 'svc.webhook.watch.reenables'))).toEqual([{ attributes: { 'svc.webhook': 'board', 'svc.webhook.outcome': 'probe_failed' }, value: 1 }]);
@@ -102,7 +105,7 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
   it(`at most ${MAX_BOARD_SERIES} boards get a series of their own; every board is counted`, async () => {
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     h = await harness({ boards: MAX_BOARD_SERIES + 20 });
-    for (const board of h.svc.boardIds) h.svc.failDeliveries(board);
+    for (const board of h.svc.boardIds) await h.svc.failDeliveries(board);
     h.watch({ maxRequestsPerSecond: 10_000 });
     await h.watcher!.checked();
     const boards = new Set(points(await collected(reader, 'svc.webhook.watch.state')).map((p) => p.attributes['svc.webhook.board_id']));

@@ -7,7 +7,7 @@ import { harness, LEVEL, sleep, until, type Harness } from './harness';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SECRET = 'the-receivers-board-secret-0123456789';
 
-/** A real receiver on loopback: svc's pings reach it through the fake's `deliverTo`. */
+/** A real receiver on loopback (`url` is its base): svc's deliveries and pings reach it through the emulator's `forward`. */
 async function receiver(secret: string | ((claim: BoardSecretClaim) => string | undefined)): Promise<{ url: string; broken: { on: boolean }; pings: string[]; close: () => Promise<void> }> {
   const pings: string[] = [];
   const broken = { on: false };
@@ -21,13 +21,21 @@ async function receiver(secret: string | ((claim: BoardSecretClaim) => string | 
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/board`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url, broken, pings, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** Disables a webhook as svc does: deliveries have failed for a whole day (svc's next step disables it). */
-function disable(h: Harness, which: string): void {
-  h.svc.failDeliveries(which, 'receiver answered 503', h.svc.now() - DAY_MS);
+/**
+ * Disables a webhook as svc does: its deliveries fail (the receiver, if any, down meanwhile), the
+ * watcher sees it failing when it runs, and a day later svc disables it.
+ */
+async function disable(h: Harness, which: string, rx?: { broken: { on: boolean } }): Promise<void> {
+  if (rx !== undefined) rx.broken.on = true;
+  const seen = h.path(which).length;
+  await h.svc.failDeliveries(which, { error: 'receiver answered 503' });
+  if (h.watcher !== undefined) await until(() => h.path(which).length > seen, 'failing');
+  await h.svc.advance(DAY_MS);
+  if (rx !== undefined) rx.broken.on = false;
 }
 
 function puts(h: Harness, board: string) {
@@ -44,17 +52,17 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
 
   it('with a fixed secret: ping answered by the receiver, then one PUT of the same url with that secret → healthy', async () => {
     rx = await receiver(SECRET);
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
     const { url } = h.svc.webhook(board)!;
-    h.svc.setSecret(board, SECRET);
-    disable(h, board);
+    await h.svc.setSecret(board, SECRET);
+    await disable(h, board, rx);
     h.watch({ reenable: true, secret: SECRET });
     await until(() => h.path(board).length === 2, 'disabled, then healthy');
     expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy']);
     expect(rx.pings).toEqual([board]);
     expect(puts(h, board)).toEqual([{ url, secret: SECRET }]);
-    expect(h.svc.webhook(board)!.secret).toBe(SECRET);
+    expect(h.svc.holds(board, SECRET)).toBe(true);
     expect(h.svc.violations).toEqual([]);
     const line = h.lines().find((l) => /: re-enabled:/.test(l.msg))!;
     expect(line).toMatchObject({ level: LEVEL.warn, boardId: board, state: 'healthy' });
@@ -67,11 +75,11 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
   it("with the receiver's resolver: each board's own secret is PUT; svc never generates one", async () => {
     const secrets = new Map<string, string>();
     rx = await receiver(({ boardId }) => secrets.get(boardId));
-    h = await harness({ boards: 3, deliverTo: () => rx.url });
-    for (const board of h.svc.boardIds) secrets.set(board, h.svc.webhook(board)!.secret);
+    h = await harness({ boards: 3, forwardTo: rx.url });
+    for (const board of h.svc.boardIds) secrets.set(board, h.svc.knownSecret(board));
     const [a, b, c] = h.svc.boardIds as [string, string, string];
-    disable(h, a);
-    disable(h, c);
+    await disable(h, a, rx);
+    await disable(h, c, rx);
     h.watch({ reenable: true, secret: ({ boardId }) => secrets.get(boardId) });
     await until(() => h.path(a).length === 2 && h.path(c).length === 2, 'both re-enabled');
     expect(puts(h, a)).toEqual([{ url: h.svc.webhook(a)!.url, secret: secrets.get(a) }]);
@@ -83,9 +91,9 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
 
   it('with no secret known for the board: no PUT at all, an error line saying why', async () => {
     rx = await receiver(SECRET);
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
-    disable(h, board);
+    await disable(h, board, rx);
     h.watch({ reenable: true, secret: () => undefined, reenableBackoffMs: 50 });
     await until(() => h.lines().some((l) => l.outcome === 'no_secret'), 'the refusal');
     await sleep(200);
@@ -103,9 +111,9 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     ['answers a token', () => `svc_bot_${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}_${'A'.repeat(43)}`],
   ])('when the resolver %s: no PUT', async (_name, resolver) => {
     rx = await receiver(SECRET);
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
-    disable(h, board);
+    await disable(h, board, rx);
     h.watch({ reenable: true, secret: resolver as () => string, reenableBackoffMs: 50 });
     await until(() => h.lines().some((l) => l.outcome === 'no_secret'), 'the refusal');
     expect(puts(h, board)).toEqual([]);
@@ -114,11 +122,11 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
 
   it('when the receiver does not answer the ping: no PUT, a warn line, no second ping within the backoff', async () => {
     rx = await receiver(SECRET);
-    rx.broken.on = true;
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
-    h.svc.setSecret(board, SECRET);
-    disable(h, board);
+    await h.svc.setSecret(board, SECRET);
+    await disable(h, board, rx);
+    rx.broken.on = true;
     h.watch({ reenable: true, secret: SECRET });
     await until(() => h.lines().some((l) => l.outcome === 'probe_failed'), 'the failed probe');
     expect(h.lines().find((l) => l.outcome === 'probe_failed')).toMatchObject({ level: LEVEL.warn, retryInMs: 60_000 });
@@ -131,7 +139,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
   it('a failed probe backs off, doubling: attempts at about 1×, 2×, 4× reenableBackoffMs', async () => {
     h = await harness({ boards: 1 });
     const [board] = h.svc.boardIds as [string];
-    disable(h, board);
+    await disable(h, board);
     const attempts: number[] = [];
     h.watch({ reenable: true, secret: SECRET, reenableBackoffMs: 100, intervalMs: 10, probe: () => {
         attempts.push(performance.now());
@@ -148,11 +156,11 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
 
   it("svc's 429 on the ping is honoured: the next ping waits for Retry-After, then the PUT follows", async () => {
     rx = await receiver(SECRET);
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
-    h.svc.setSecret(board, SECRET);
+    await h.svc.setSecret(board, SECRET);
     h.svc.fault(board, { status: 429, retryAfter: '1', times: 1, on: 'ping' }); // someone pinged just before
-    disable(h, board);
+    await disable(h, board, rx);
     h.watch({ reenable: true, secret: SECRET });
     await until(() => h.lines().some((l) => /rate-limited the probe \(429\); probing again in 1 s/.test(l.msg)), 'the 429');
     const limitedAt = performance.now();
@@ -164,29 +172,29 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
 
   it('never in a loop: disabled again with no delivery since the re-enable → left disabled, an error line; a delivery since resets it', async () => {
     rx = await receiver(SECRET);
-    h = await harness({ boards: 1, deliverTo: () => rx.url });
+    h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
-    h.svc.setSecret(board, SECRET);
-    disable(h, board);
+    await h.svc.setSecret(board, SECRET);
+    await disable(h, board, rx);
     h.watch({ reenable: true, secret: SECRET, probe: () => true });
     await until(() => h.path(board).length === 2, 're-enabled');
-    disable(h, board); // still failing: no delivery succeeded since
+    await disable(h, board, rx); // still failing: no delivery succeeded since
     await until(() => h.lines().some((l) => /not re-enabling it again/.test(l.msg)), 'the refusal');
     await sleep(200);
     expect(puts(h, board)).toHaveLength(1);
-    expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy', 'healthy→disabled']);
+    expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy', 'healthy→failing', 'failing→disabled']);
     const line = h.lines().find((l) => /not re-enabling it again/.test(l.msg))!;
     expect(line.level).toBe(LEVEL.error);
     expect(line.msg).toContain(`svc-webhooks board-webhook reenable ${board}`);
 
     // Fixed and re-enabled by hand; deliveries succeed; a later disable is re-enabled again.
     await h.client.setBoardWebhook(board, { url: h.svc.webhook(board)!.url, secret: SECRET });
-    h.svc.succeedDelivery(board);
-    await until(() => h.path(board).length === 4, 'healthy by hand');
+    await h.svc.succeedDelivery(board);
+    await until(() => h.path(board).length === 5, 'healthy by hand');
     await sleep(100);
-    disable(h, board);
-    await until(() => h.path(board).length === 6, 'disabled and re-enabled again');
-    expect(h.path(board).slice(3)).toEqual(['disabled→healthy', 'healthy→disabled', 'disabled→healthy']);
+    await disable(h, board, rx);
+    await until(() => h.path(board).length === 8, 'disabled and re-enabled again');
+    expect(h.path(board).slice(4)).toEqual(['disabled→healthy', 'healthy→failing', 'failing→disabled', 'disabled→healthy']);
     expect(puts(h, board)).toHaveLength(3); // the watcher's, by hand, the watcher's
     expect(h.svc.violations).toEqual([]);
   });
@@ -200,8 +208,8 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     rx = { url: local, broken: { on: false }, pings: [], close: () => new Promise((resolve) => server.close(() => resolve())) };
     h = await harness({ boards: 0 });
     const url = h.svc.webhook('bot')!.url;
-    h.svc.setSecret('bot', BOT_SECRET);
-    disable(h, 'bot');
+    await h.svc.setSecret('bot', BOT_SECRET);
+    await disable(h, 'bot');
     const probed: Array<{ url: string; status: number }> = [];
     const toLocal: typeof fetch = async (input, init) => {
       const res = await fetch(local, init);
@@ -220,7 +228,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     h = await harness({ boards: 2 });
     const [a, b] = h.svc.boardIds as [string, string];
     h.svc.setPlan(a, 'free');
-    h.svc.deleteWebhook(b);
+    await h.svc.deleteWebhook(b);
     h.watch({ reenable: true, secret: SECRET, probe: () => true, missingIntervalMs: 20 });
     await h.watcher!.checked();
     await sleep(200);

@@ -2,19 +2,18 @@ import { harness, LEVEL, sleep, until, type Harness } from './harness';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-describe('watchWebhooks against a fake svc: each change of health is reported once', () => {
+describe('watchWebhooks against an emulated svc: each change of health is reported once', () => {
   let h: Harness;
   afterEach(() => h.close());
 
   it('healthy → failing → disabled → healthy: one onChange and one line each, at info, warn, error, info', async () => {
     h = await harness({ boards: 1 });
     const [board] = h.svc.boardIds as [string];
-    h.svc.enqueue(board, 7);
     h.watch();
     await h.watcher!.checked();
     expect(h.path(board)).toEqual(['none→healthy']);
 
-    h.svc.failDeliveries(board, 'receiver answered 502: bad gateway');
+    await h.svc.failDeliveries(board, { error: 'receiver answered 502: bad gateway', events: 7 });
     await until(() => h.path(board).length === 2, 'failing');
     await sleep(200); // several more polls of the same state
     expect(h.path(board)).toEqual(['none→healthy', 'healthy→failing']);
@@ -24,7 +23,7 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
     expect(failing.disablesAt).toBe(h.svc.webhook(board)!.failingSince! + DAY_MS);
     expect(failing.since).toBe(failing.failingSince!.ms);
 
-    h.svc.advance(DAY_MS); // a day of failures: svc disables it and drops its queue
+    await h.svc.advance(DAY_MS); // a day of failures: svc disables it and drops its queue
     await until(() => h.path(board).length === 3, 'disabled');
     await sleep(200);
     expect(h.path(board)).toEqual(['none→healthy', 'healthy→failing', 'failing→disabled']);
@@ -32,7 +31,7 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
     expect(h.changes[2]!.current.disabledAt!.ms).toBe(failing.failingSince!.ms! + DAY_MS);
 
     // Re-enabled by hand, with the receiver's secret.
-    await h.client.setBoardWebhook(board, { url: h.svc.webhook(board)!.url, secret: h.svc.webhook(board)!.secret });
+    await h.client.setBoardWebhook(board, { url: h.svc.webhook(board)!.url, secret: h.svc.knownSecret(board) });
     await until(() => h.path(board).length === 4, 'healthy again');
     await sleep(200);
     expect(h.path(board)).toEqual(['none→healthy', 'healthy→failing', 'failing→disabled', 'disabled→healthy']);
@@ -62,8 +61,8 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
   it('a first status that is not healthy is logged at once', async () => {
     h = await harness({ boards: 2 });
     const [a, b] = h.svc.boardIds as [string, string];
-    h.svc.failDeliveries(a);
-    h.svc.deleteWebhook(b);
+    await h.svc.failDeliveries(a);
+    await h.svc.deleteWebhook(b);
     h.watch();
     await h.watcher!.checked();
     expect(h.path(a)).toEqual(['none→failing']);
@@ -82,7 +81,7 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
     h.watch();
     await h.watcher!.checked();
     h.svc.setPlan(board, 'free');
-    h.svc.enqueue(board, 3); // not queued while paused
+    await h.svc.enqueue(board, 3); // not queued while paused
     await until(() => h.path(board).length === 2, 'paused');
     expect(h.changes[1]!.current).toMatchObject({ state: 'paused', pausedReason: 'PLAN', pending: 0 });
     expect(h.lines().find((l) => l.state === 'paused')).toMatchObject({ level: LEVEL.error, pausedReason: 'PLAN' });
@@ -110,7 +109,8 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
   it('a deleted webhook → missing (error), and back when it is set again', async () => {
     h = await harness({ boards: 1 });
     const [board] = h.svc.boardIds as [string];
-    const { url, secret } = h.svc.webhook(board)!;
+    const { url } = h.svc.webhook(board)!;
+    const secret = h.svc.knownSecret(board);
     h.watch({ missingIntervalMs: 40 });
     await h.watcher!.checked();
     await h.client.deleteBoardWebhook(board);
@@ -128,9 +128,9 @@ describe('watchWebhooks against a fake svc: each change of health is reported on
     h.watch({ bot: { client: h.botClient } });
     await h.watcher!.checked();
     expect(h.watcher!.statuses().map((s) => (s.webhook === 'board' ? s.boardId : 'bot'))).toEqual([board, 'bot']);
-    h.svc.failDeliveries('bot', 'timeout after 10 s');
+    await h.svc.failDeliveries('bot', { error: 'receiver answered 504: gateway timeout' });
     await until(() => h.path('bot').length === 2, 'bot failing');
-    expect(h.changes.at(-1)!.current).toMatchObject({ webhook: 'bot', state: 'failing', lastError: 'timeout after 10 s' });
+    expect(h.changes.at(-1)!.current).toMatchObject({ webhook: 'bot', state: 'failing', lastError: 'receiver answered 504: gateway timeout' });
     expect(h.lines().find((l) => l.webhook === 'bot')!.msg).toMatch(/^bot webhook: failing since/);
   });
 

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { it } from 'node:test';
+import { SvcClient, createNodeHandler, svcBoardWebhook, watchWebhooks } from '../../../src';
+import { createFakeSvc, silentLogger } from '../../../src/testing';
+
+const HOUR = 60 * 60 * 1000;
+
+it('gets each event of a connected board once, survives a day down, and is re-enabled', async () => {
+  const secret = 'our-board-secret-at-least-16-chars';
+  const handled: string[] = [];
+  let down = false;
+  const receive = createNodeHandler(svcBoardWebhook({ secret, logger: silentLogger }).onAny((event) => void handled.push(event.id)));
+  const receiver = createServer((req, res) => (down ? res.writeHead(503).end() : receive(req, res)));
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const local = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+
+  const svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': local }, chaos: { seed: 42, duplicateRate: 0.1, reorderWindow: 5 } });
+  const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
+  try {
+    await client.setBoardWebhook(svc.board.id, { url: 'https://hooks.example.com/webhooks/board', secret });
+
+    for (let i = 0; i < 200; i++) svc.emitBoardEvent({ type: 'task.updated' });
+    await svc.advance(0);
+    svc.audit.assertAllDelivered();
+    svc.audit.assertNoneHandledTwice(handled);
+    assert.equal(handled.length, 200);
+
+    down = true;
+    svc.emitBoardEvent({ type: 'task.created' });
+    await svc.advance(25 * HOUR);
+    const disabled = await client.getBoardWebhook(svc.board.id);
+    assert.equal(disabled?.enabled, false);
+    assert.equal(disabled?.pending, 0);
+
+    down = false;
+    const watcher = watchWebhooks({ client, boards: [svc.board.id], secret, reenable: true, logger: false });
+    await watcher.checked();
+    await watcher.close();
+    assert.equal((await client.getBoardWebhook(svc.board.id))?.enabled, true);
+
+    const next = svc.emitBoardEvent({ type: 'task.created' });
+    await svc.advance(0);
+    assert.equal(handled.at(-1), next.id);
+  } finally {
+    await svc.close();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+});

@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
+
+/** The file a block says it runs as under node:test: `<!-- runs with node --test as test/docs/examples/x.node.ts -->`. */
+function runsWithNodeTest(block: CodeBlock): string | undefined {
+  const before = read(block.file).split('\n')[block.line - 2] ?? '';
+  return /^<!-- runs with node --test as (\S+) -->$/.exec(before.trim())?.[1];
+}
+
+function asUserWritesIt(file: string): string {
+  return readFileSync(join(root, file), 'utf8')
+    .replace(/from '(?:\.\.\/)+src\/testing'/g, "from 'svc-webhooks/testing'")
+    .replace(/from '(?:\.\.\/)+src'/g, "from 'svc-webhooks'")
+    .trim();
+}
+
+const nodeTests = documentationFiles()
+  .flatMap(codeBlocks)
+  .filter((b) => b.lang === 'ts' && /from 'node:test'/.test(b.code))
+  .map((b) => [`${b.file}:${b.line}`, b] as const);
+
+describe('the node:test examples of docs/', () => {
+  it('are there to check', () => {
+    expect(nodeTests.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(nodeTests)('%s is, word for word, a file that passes under node --test', async (_where, block) => {
+    const file = runsWithNodeTest(block);
+    expect(file).toMatch(/^test\/docs\/examples\/.+\.node\.ts$/);
+    expect(existsSync(join(root, file!))).toBe(true);
+    expect(block.code.trim()).toBe(asUserWritesIt(file!));
+    const result = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', '--test', file!], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
+      });
+    });
+    expect(result).toEqual({ code: 0, output: expect.stringMatching(/^# pass 1$/m) });
+  }, 90_000);
+});
