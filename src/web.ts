@@ -3,14 +3,30 @@
  * `nodejs_compat`, Vercel's Edge runtime and Next.js edge routes, service workers). Bundlers pick it
  * by the package's export conditions (`workerd`, `edge-light`, `worker`, `browser`); Node, Bun and
  * Deno get the full entry. It holds what runs there: the webhooks, the Fetch handler, the
- * standalone verifiers and the memory store. The Node adapters, the Redis and PostgreSQL stores, the
- * inbox and the setup client need Node and are left out.
+ * standalone verifiers and the memory store, and the AWS Lambda handler, which needs no Node module
+ * either. The Node adapters, the Redis and PostgreSQL stores, the inbox and the setup client need
+ * Node and are left out.
  */
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
 export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './webhooks/svc-bot-webhook';
 export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
 export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
 export type { WebhookRequest, WebhookResponse } from './adapters/plain/plain-request';
+export { createLambdaHandler } from './adapters/lambda/lambda-handler';
+export type {
+  LambdaHandler,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+  ApiGatewayProxyEvent,
+  ApiGatewayProxyResult,
+  ApiGatewayProxyEventV2,
+  ApiGatewayProxyResultV2,
+  LambdaFunctionUrlEvent,
+  AlbEvent,
+  AlbResult,
+  LambdaHeaders,
+  LambdaMultiValueHeaders,
+} from './adapters/lambda/lambda-events';
 export {
   verifyBoardDelivery,
   verifyBotDelivery,
