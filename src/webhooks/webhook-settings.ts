@@ -61,7 +61,7 @@ function defaultStore(logger: WebhookLogger): DeliveryStore {
   if (perIsolateMemory()) {
     logger.warn(
       { store: 'memory', dedup: 'per_isolate', option: 'store' },
-      'de-duplication is per isolate here: the default store (memory) is this isolate\'s own, so a retry of svc that another isolate receives runs the handlers again. Pass a store that every isolate reaches as `store`, or `store: memoryStore()` to keep this one and silence this line (docs/frameworks.md, "Which store gives handled once")',
+      'de-duplication is per isolate here: the default store (memory) is this isolate\'s own, so a retry of svc that another isolate receives runs the handlers again. Pass a store that every isolate reaches as `store` (such as `redisRestStore()`), or `store: memoryStore()` to keep this one and silence this line (docs/frameworks.md, "Which store gives handled once")',
     );
   }
   return memoryStore({ logger });
