@@ -70,6 +70,12 @@ describe('the Redis REST store', () => {
       ]);
     });
 
+    it('sends scripts that act only while the key holds the claim’s token (what they do: test/redis/)', () => {
+      expect(COMMIT_SCRIPT).toContain("if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end");
+      expect(RELEASE_SCRIPT).toBe("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0");
+      expect(EXTEND_SCRIPT).toBe("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0");
+    });
+
     it('keys ids as the Redis store does, under the given prefix', async () => {
       const { fetch, commands } = fakeFetch(() => result(null));
       const s = store(fetch, { prefix: 'app:' });
