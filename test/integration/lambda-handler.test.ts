@@ -147,6 +147,13 @@ describe('createLambdaHandler(webhook)', () => {
       expect(JSON.stringify(lines[0])).not.toMatch(/v1=|task\.created/);
     });
 
+    it('still answers 500 unsupported_event when the logger throws', async () => {
+      const throwing = { info: () => undefined, warn: () => undefined, error: () => { throw new Error('log sink down'); } };
+      const handler = createLambdaHandler(svcBoardWebhook({ secret, logger: throwing }));
+      const result = await handler({ Records: [] } as unknown as LambdaHttpEvent);
+      expect([result.statusCode, codeOf(result)]).toEqual([500, 'unsupported_event']);
+    });
+
     it('says how many more fields there were than it names', async () => {
       const { handler, lines } = lambda();
       await handler(Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${i}`, i])) as unknown as LambdaHttpEvent);

@@ -21,10 +21,14 @@ export function createLambdaHandler(webhook: Middleware): LambdaHandler {
   async function svcLambdaHandler(event: unknown): Promise<LambdaHttpResult> {
     const read = readLambdaEvent(event);
     if (!read.ok) {
-      receiver.logger.error(
-        { code: 'unsupported_event', shape: read.shape },
-        `a Lambda event that is no HTTP request of API Gateway, a Function URL or an ALB was answered 500: it was ${read.shape}; invoke this function only from those`,
-      );
+      try {
+        receiver.logger.error(
+          { code: 'unsupported_event', shape: read.shape },
+          `a Lambda event that is no HTTP request of API Gateway, a Function URL or an ALB was answered 500: it was ${read.shape}; invoke this function only from those`,
+        );
+      } catch {
+        // A logger that throws must not turn the answer into a failed invocation.
+      }
       return resultOf(UNSUPPORTED, 'rest', false);
     }
     return resultOf(await receiveRequest(receiver, read.request), read.kind, read.multiValueHeaders);
