@@ -121,7 +121,7 @@ async function answerOf(response: Response, name: string, token: string): Promis
   try {
     body = await response.json();
   } catch {
-    body = undefined;
+    // Not JSON: no result, said below.
   }
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
   // The server's words, for the log, with the token cut out should a server ever echo it.
