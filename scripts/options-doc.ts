@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FASTIFY_WEBHOOK_OPTIONS } from '../src/adapters/node/fastify-plugin';
 import { SVC_CLIENT_OPTIONS } from '../src/client/svc-client-options';
-import { MEMORY_STORE_OPTIONS, POSTGRES_STORE_OPTIONS, REDIS_STORE_OPTIONS } from '../src/dedup/store-options';
+import { MEMORY_STORE_OPTIONS, POSTGRES_STORE_OPTIONS, REDIS_REST_STORE_OPTIONS, REDIS_STORE_OPTIONS } from '../src/dedup/store-options';
 import { WORK_OPTIONS } from '../src/inbox/work-options';
 import type { OptionTable } from '../src/internal/option-table';
 import { SEQUENCE_TRACKER_OPTIONS } from '../src/ordering/board-sequence-tracker';
@@ -40,6 +40,7 @@ const SECTIONS: readonly Section[] = [
   { title: '`work(options?)`', intro: 'Starts an inbox worker (inbox mode only).', table: WORK_OPTIONS },
   { title: '`memoryStore(options?)`', intro: 'The default de-dup store, in this process.', table: MEMORY_STORE_OPTIONS },
   { title: '`redisStore(options)`', intro: 'A de-dup store in Redis, shared by every receiver that uses it.', table: REDIS_STORE_OPTIONS },
+  { title: '`redisRestStore(options)`', intro: 'The Redis store over HTTP (the Upstash REST protocol), for runtimes without TCP sockets: Vercel Edge, Workers.', table: REDIS_REST_STORE_OPTIONS },
   { title: '`postgresStore(options)`', intro: 'A de-dup store in PostgreSQL, with exactly-once transactions (`ctx.transaction`).', table: POSTGRES_STORE_OPTIONS },
   { title: '`verifyBoardDelivery(input)`', intro: 'Verification without a framework; its input.', table: VERIFY_BOARD_INPUT },
   { title: '`verifyBotDelivery(input)`', intro: 'The same for a bot update: the board input but `toleranceSeconds`.', table: VERIFY_BOT_INPUT, only: [] },

@@ -3,7 +3,8 @@
  * `nodejs_compat`, Vercel's Edge runtime and Next.js edge routes, service workers). Bundlers pick it
  * by the package's export conditions (`workerd`, `edge-light`, `worker`, `browser`); Node, Bun and
  * Deno get the full entry. It holds what runs there: the webhooks, the Fetch handler, the
- * standalone verifiers and the memory store. The Node adapters, the Redis and PostgreSQL stores, the
+ * standalone verifiers, the memory store and the Redis REST store, and the AWS Lambda handler,
+ * which needs no Node module either. The Node adapters, the Redis (TCP) and PostgreSQL stores, the
  * inbox and the setup client need Node and are left out.
  */
 export { svcBoardWebhook, type BoardWebhookMiddleware } from './webhooks/svc-board-webhook';
@@ -11,6 +12,21 @@ export { svcBotWebhook, type BotWebhookMiddleware, type BotEventKind } from './w
 export type { WebhookMiddlewareBase } from './webhooks/webhook-methods';
 export { createWebHandler, type WebHandler } from './adapters/web/web-handler';
 export type { WebhookRequest, WebhookResponse } from './adapters/plain/plain-request';
+export { createLambdaHandler } from './adapters/lambda/lambda-handler';
+export type {
+  LambdaHandler,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+  ApiGatewayProxyEvent,
+  ApiGatewayProxyResult,
+  ApiGatewayProxyEventV2,
+  ApiGatewayProxyResultV2,
+  LambdaFunctionUrlEvent,
+  AlbEvent,
+  AlbResult,
+  LambdaHeaders,
+  LambdaMultiValueHeaders,
+} from './adapters/lambda/lambda-events';
 export {
   verifyBoardDelivery,
   verifyBotDelivery,
@@ -41,6 +57,7 @@ export type {
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
+export { redisRestStore, RedisRestStore, type RedisRestStoreOptions } from './dedup/redis-rest-store';
 export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
 export { boardEventTypes } from './generated/board-types';
 export type {

@@ -7,6 +7,7 @@
  * Each isolate has its own memory, and the default store (memory) de-duplicates within one isolate
  * only: a retry that reaches another isolate runs its handlers again. A store shared between
  * isolates is yours to provide: a `DeliveryStore` over Workers KV, a Durable Object or a database.
+ * Until a `store` is given, the webhook logs one warning at setup saying so.
  */
 import { createWebHandler, svcBoardWebhook, type BoardWebhookMiddleware, type WebHandler } from '../../src/web'; // in your project: from 'svc-webhooks'
 

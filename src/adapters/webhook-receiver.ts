@@ -1,3 +1,4 @@
+import type { WebhookLogger } from '../internal/logger';
 import type { PathPattern } from '../internal/path-pattern';
 import type { Outcome } from '../receive/receiver';
 import type { RequestAccess } from '../internal/request-access';
@@ -7,6 +8,8 @@ export interface WebhookReceiver {
   receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome>;
   readonly path: string;
   readonly pattern: PathPattern;
+  /** The webhook's logger, for what an adapter alone can see (an event of a shape it does not know). */
+  readonly logger: WebhookLogger;
   /** Told of a signed delivery that passed the webhook on another path and was answered 404. */
   misrouted(came: string, answers: readonly string[]): void;
 }

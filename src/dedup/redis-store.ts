@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readOptions } from '../internal/option-table';
 import { createRedisClient } from '../internal/redis-client';
-import { keySegment } from '../internal/redis-key';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
+import { CLAIM_PREFIX, COMMIT_SCRIPT, DONE_VALUE, EXTEND_SCRIPT, RELEASE_SCRIPT, redisStoreKey } from './redis-scripts';
 import { REDIS_STORE_OPTIONS } from './store-options';
+
+export { redisStoreKey } from './redis-scripts';
 
 /**
  * The part of a Redis client the store uses: ioredis's generic `call`. Any client with this
@@ -37,21 +39,10 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
 }
 
-const DONE_VALUE = 'done';
-const CLAIM_PREFIX = 'claim:';
 // ioredis states on the way to 'ready'. ('wait', a lazy client, connects on its first command.)
 const CONNECTING = new Set(['connecting', 'connect', 'reconnecting']);
 const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
-// Deletes the claim only if it is still ours: a lapsed lease may have passed it to another attempt.
-const RELEASE_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-// Records the delivery as done unless another attempt holds it now (our lease lapsed and a retry
-// claimed it: that attempt commits or releases it itself). A key that is gone (lapsed, or lost in a
-// restart) is ours to record: the handlers did succeed.
-const COMMIT_SCRIPT =
-  "local v = redis.call('GET', KEYS[1]) if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end if v == ARGV[2] then return 1 end return 0";
-// Renews the lease only while the claim is still ours.
-const EXTEND_SCRIPT = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
 
 /**
  * A de-dup store shared by every instance that uses the same Redis and prefix. A claim is one
@@ -136,19 +127,6 @@ export class RedisStore implements DeliveryStore {
     );
     return this.nextReady;
   }
-}
-
-// svc's delivery ids: UUIDs, which the receiver has put in lower case.
-const SVC_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/**
- * The store's key of a delivery id. svc's ids (lower-case UUIDs) are the key after the prefix, as
- * they always were, so that receivers of an earlier version and of this one share their claims
- * during a rolling deploy. Any other id is a key segment after the marker `id:`: no id can name a
- * key of another family (the inbox's queues under `svc-webhooks:board:` and `…:bot:`, board order).
- */
-export function redisStoreKey(prefix: string, id: string): string {
-  return SVC_ID.test(id) ? prefix + id : `${prefix}id:${keySegment(id)}`;
 }
 
 function connect(target: { url: string } | { cluster: readonly string[] }, timeoutMs: number): RedisCommander {

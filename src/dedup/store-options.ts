@@ -70,6 +70,37 @@ export const REDIS_STORE_OPTIONS = {
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
 };
 
+/** The declaration of every `redisRestStore()` option. */
+export const REDIS_REST_STORE_OPTIONS = {
+  url: stringOption({
+    doc: "The REST endpoint: Upstash's `UPSTASH_REDIS_REST_URL`, or any server that takes a command as a JSON array.",
+    default: undefined,
+    bounds: 'an http:// or https:// URL; required',
+    check(value, name) {
+      let protocol: string;
+      try {
+        protocol = new URL(value).protocol;
+      } catch {
+        protocol = '';
+      }
+      // The value itself is not shown: a URL may carry a token in its query.
+      if (protocol !== 'https:' && protocol !== 'http:') throw new TypeError(`svc-webhooks: \`${name}\` must be an http:// or https:// URL`);
+    },
+  }),
+  token: stringOption({
+    doc: "The REST token (Upstash's `UPSTASH_REDIS_REST_TOKEN`), sent as `Authorization: Bearer`; never logged or put in an error.",
+    default: undefined,
+    bounds: 'required',
+    check(value, name) {
+      if (value === '') throw new TypeError(`svc-webhooks: \`${name}\` must not be empty`);
+    },
+  }),
+  prefix: stringOption({ doc: 'Key prefix, as for `redisStore()`: receivers with the same prefix share their claims, over REST or not.', default: 'svc-webhooks:' }),
+  retentionMs,
+  commandTimeoutMs: commandTimeoutMs('one REST command'),
+  fetch: functionOption<(input: string, init: RequestInit) => Promise<Response>>({ doc: 'The `fetch` the store calls.', type: '(input, init) => Promise<Response>', defaultText: 'the global `fetch`' }),
+};
+
 /** The PostgreSQL store's table when none is given (here, not in postgres-sql.ts, which loads on first use). */
 export const DEFAULT_TABLE = 'svc_webhook_deliveries';
 

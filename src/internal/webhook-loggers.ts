@@ -46,10 +46,11 @@ function fallbackLogger(): Logger | LoggerLike {
 const CONSOLE_DEFAULT: LoggerLike = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
- * Cloudflare Workers keep no process between requests to write a batch later: there each line is
+ * Whether this runs on Cloudflare Workers (with `nodejs_compat` or without), by the user agent they
+ * document. Workers keep no process between requests to write a batch later: there each line is
  * written as soon as it is logged.
  */
-function inWorkers(): boolean {
+export function inWorkers(): boolean {
   return (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent === 'Cloudflare-Workers';
 }
 

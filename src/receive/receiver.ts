@@ -5,6 +5,7 @@ import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Handoff } from '../inbox/accepted-delivery';
 import type { Delivery, Verified } from '../internal/delivery';
 import { NO_SECRETS } from '../internal/log-redaction';
+import type { WebhookLogger } from '../internal/logger';
 import type { PathPattern } from '../internal/path-pattern';
 import type { RequestAccess } from '../internal/request-access';
 import { isThenable } from '../internal/value-checks';
@@ -60,6 +61,11 @@ export class Receiver<S, D extends Delivery> {
   /** The path's pattern (it may name the board or bot). */
   get pattern(): PathPattern {
     return this.parts.settings.pattern;
+  }
+
+  /** The webhook's logger (secrets scrubbed). */
+  get logger(): WebhookLogger {
+    return this.parts.settings.logger;
   }
 
   async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {

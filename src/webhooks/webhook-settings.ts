@@ -1,7 +1,9 @@
+import type { DeliveryStore } from '../dedup/delivery-store';
 import { memoryStore } from '../dedup/memory-store';
+import { nodeBuiltin } from '../internal/node-builtins';
 import { pathPattern, type PathPattern } from '../internal/path-pattern';
 import { readOptions } from '../internal/option-table';
-import { webhookLoggers } from '../internal/webhook-loggers';
+import { inWorkers, webhookLoggers } from '../internal/webhook-loggers';
 import type { WebhookLogger } from '../internal/logger';
 import type { Settings } from '../receive/settings';
 import { secretKeys } from '../verify/secret-keys';
@@ -40,7 +42,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     timeoutMs: read.timeoutMs,
     leaseMs: read.leaseMs,
     abandonAfterMs: read.abandonAfterMs,
-    store: read.store ?? memoryStore({ logger: loggers.logger }),
+    store: read.store ?? defaultStore(loggers.logger),
     logger: loggers.logger,
     lineLogger: loggers.lineLogger,
     flushLog: loggers.flush,
@@ -48,6 +50,32 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     toleranceSeconds: 'toleranceSeconds' in read ? (read.toleranceSeconds as number) : 300,
     ...(read.inbox === undefined ? {} : { inbox: read.inbox }),
   };
+}
+
+/**
+ * The memory store, when the user named none. Where each isolate has its own memory, a retry that
+ * lands on another isolate runs the handlers again: said once, at setup, since nothing per request
+ * could tell. Naming a store, `memoryStore()` included, says the user knows.
+ */
+function defaultStore(logger: WebhookLogger): DeliveryStore {
+  if (perIsolateMemory()) {
+    logger.warn(
+      { store: 'memory', dedup: 'per_isolate', option: 'store' },
+      'de-duplication is per isolate here: the default store (memory) is this isolate\'s own, so a retry of svc that another isolate receives runs the handlers again. Pass a store that every isolate reaches as `store` (such as `redisRestStore()`), or `store: memoryStore()` to keep this one and silence this line (docs/frameworks.md, "Which store gives handled once")',
+    );
+  }
+  return memoryStore({ logger });
+}
+
+/**
+ * Workers (with or without `nodejs_compat`), and any runtime with neither Node's modules nor a Node
+ * process (Vercel's Edge runtime): what the Fetch build runs on. Node before 20.16 has no
+ * `getBuiltinModule` either, so a Node process is asked for by its version.
+ */
+function perIsolateMemory(): boolean {
+  if (inWorkers()) return true;
+  const node = (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node;
+  return nodeBuiltin('node:crypto') === undefined && typeof node !== 'string';
 }
 
 interface SecretSourceInput {

@@ -149,5 +149,14 @@ export function describeRuntime(name: string, runtime: RuntimeUnderTest): void {
       expect(output).toMatch(/"msg":"delivery received"/);
       expect(output).not.toContain(CONTRACT_SECRET);
     });
+
+    it(
+      runtime.nodeGlobals ? 'logs no per-isolate warning: the default memory store is the process’s' : 'warns once, at setup, that the default memory store de-duplicates per isolate',
+      () => {
+        // The webhook was made before the first delivery above, and its lines are written by now.
+        const warnings = output.match(/"dedup":"per_isolate"/g) ?? [];
+        expect(warnings).toHaveLength(runtime.nodeGlobals ? 0 : 1);
+      },
+    );
   });
 }

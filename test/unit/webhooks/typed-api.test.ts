@@ -2,7 +2,7 @@
  * Type tests: `npm test` type-checks the whole project (tsc --noEmit) before jest runs, so every
  * `@ts-expect-error` here that stops being an error, or a narrowing that stops holding, fails it.
  */
-import { svcBoardWebhook, svcBotWebhook, type BoardEventMap, type BotEventMap } from '../../../src';
+import { createLambdaHandler, svcBoardWebhook, svcBotWebhook, type BoardEventMap, type BotEventMap } from '../../../src';
 import { silentLogger } from '../../../src/testing';
 
 const SECRET = 'a-secret-of-sixteen+';
@@ -79,5 +79,19 @@ describe('the typed API', () => {
     expect(() => svcBoardWebhook({ secret: ({ botId }) => botId, logger: silentLogger })).not.toThrow();
     expect(board.forgetSecret('b')).toBe(board);
     expect(bot.forgetSecret('x')).toBe(bot);
+  });
+
+  it('answers each kind of Lambda event in its own result type', async () => {
+    const handler = createLambdaHandler(svcBoardWebhook({ secret: SECRET, logger: silentLogger }));
+    const alb = await handler({ requestContext: { elb: {} }, httpMethod: 'POST', path: '/', body: null, isBase64Encoded: false });
+    const line: string = alb.statusDescription;
+    const v2 = await handler({ version: '2.0', rawPath: '/', requestContext: { http: { method: 'POST' } }, isBase64Encoded: false });
+    // @ts-expect-error only an ALB's result has a status line
+    void v2.statusDescription;
+    const v1 = await handler({ path: '/', httpMethod: 'POST', headers: null, requestContext: {}, body: null, isBase64Encoded: false });
+    const headers: Readonly<Record<string, string>> = v1.headers;
+    void [line, headers];
+    // No Content-Type: each is refused, in its own shape.
+    expect([alb.statusCode, v2.statusCode, v1.statusCode]).toEqual([415, 415, 415]);
   });
 });
