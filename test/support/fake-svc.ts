@@ -114,6 +114,9 @@ function send(res: ServerResponse, status: number, body?: unknown, headers: Reco
   res.end(text);
 }
 
+/** svc's version object (GET /api/version, unauthenticated). */
+const VERSION = { version: '1.42.0', commit: 'a1b2c3d', license: 'AGPL-3.0-only', commercialLicense: 'https://svc.example.com/license', attribution: 'Powered by svc', url: 'https://svc.example.com', product: 'svc', planContact: 'sales@svc.example.com' };
+
 export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSvc> {
   const dayMs = options.dayMs ?? DAY_MS;
   const personToken = `person-${randomBytes(24).toString('hex')}`;
@@ -267,6 +270,7 @@ export async function startFakeSvc(options: FakeSvcOptions = {}): Promise<FakeSv
 
   async function route(req: IncomingMessage, res: ServerResponse, text: string, which: Which | undefined, isPing: boolean): Promise<void> {
     const method = req.method ?? 'GET';
+    if (which === undefined && method === 'GET' && (req.url ?? '').split('?')[0] === '/api/version') return send(res, 200, VERSION);
     if (which === undefined) return send(res, 404, { code: 'not_found', message: 'no such route' });
     if (!authorised(req, which)) return send(res, 401, { code: 'unauthorized', message: 'invalid token' });
     if (which !== 'bot' && !webhooks.has(which)) return send(res, 404, { code: 'not_found', message: 'no such board' });
