@@ -158,14 +158,15 @@ function printHints(base: string): void {
 }
 
 function commandUpdate(): object {
+  const botUserId = randomUUID();
   return {
     id: randomUUID(),
-    botUserId: randomUUID(),
+    botUserId,
     createdAt: new Date().toISOString(),
     event: {
       messageCreate: {
         workspaceId: randomUUID(),
-        message: { id: randomUUID(), roomId: randomUUID(), authorId: randomUUID(), content: '/deploy staging', command: { botUserId: randomUUID(), name: 'deploy', args: 'staging' } },
+        message: { id: randomUUID(), roomId: randomUUID(), authorId: randomUUID(), content: '/deploy staging', command: { botUserId, name: 'deploy', args: 'staging' } },
       },
     },
   };
