@@ -9,6 +9,8 @@ export interface WebhookReceiver {
   readonly pattern: PathPattern;
   /** Told of a signed delivery that passed the webhook on another path and was answered 404. */
   misrouted(came: string, answers: readonly string[]): void;
+  /** Told where a mount makes the webhook answer (Express's mount path, known at a first request). */
+  mounted(fullPath: string, mountedAt: string): void;
 }
 
 // Kept apart from the public object, so a webhook's methods stay exactly the documented ones.
