@@ -87,7 +87,7 @@ describe('example server: live delivery inspector', () => {
 
   it('prints the inspector URL and how to turn it off beside the send hints, each hint on one line, none holding a secret', () => {
     const output = server!.output();
-    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off)\n`);
+    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off; behind a proxy or tunnel, SVC_INSPECTOR=token)\n`);
     const lines = output.split('\n');
     expect(lines.filter((l) => l.includes('npx svc-webhooks send') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith('id=') && l.includes(`${base}/webhooks/board`))).toHaveLength(1);
