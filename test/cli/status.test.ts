@@ -141,7 +141,8 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       let stop!: () => void;
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
-      await new Promise((r) => setTimeout(r, 150));
+      // Deleted once svc has answered the first poll of the webhook: its first status is healthy.
+      while (!svc.requests.some((r) => r.which === svc.boardIds[0] && r.status === 200)) await new Promise((r) => setTimeout(r, 10));
       svc.deleteWebhook(svc.boardIds[0]!);
       await new Promise((r) => setTimeout(r, 150));
       stop();
