@@ -162,7 +162,7 @@ function printHints(base: string): void {
       '',
     );
   } else {
-    lines.push('Send it a bot command, signed at send time with SVC_BOT_WEBHOOK_SECRET:', `SVC_WEBHOOK_SECRET="$SVC_BOT_WEBHOOK_SECRET" npx svc-webhooks send messageCreate.command --url ${base}${bot.path}`, '');
+    lines.push('Send it a bot command, signed at send time with SVC_BOT_WEBHOOK_SECRET:', `npx svc-webhooks send messageCreate.command --url ${base}${bot.path}`, '');
   }
   // The board secret is read when the command runs: from the shell's environment, or the published development one.
   const secretSource = boardSecret === DEV_BOARD_SECRET ? shellQuote(DEV_BOARD_SECRET) : '"$SVC_BOARD_WEBHOOK_SECRET"';

@@ -1,8 +1,9 @@
 /**
- * Deno: `deno run --allow-net --allow-env --allow-read deno.ts`. Deno resolves `npm:svc-webhooks`
- * to the Node build (node:crypto verifies synchronously there); every default works: the pino
- * logger on stdout, the memory store (one process: a retry that reaches another instance runs its
- * handlers again unless you give a shared store, such as the Redis store).
+ * Deno: `deno run --allow-net --allow-env=SVC_BOARD_WEBHOOK_SECRET deno.ts`. Deno resolves
+ * `npm:svc-webhooks` to the Node build (node:crypto verifies synchronously there); every default
+ * works without another permission: JSON log lines through the console, the memory store (one
+ * process: a retry that reaches another instance runs its handlers again unless you give a shared
+ * store, such as the Redis store).
  */
 import { createWebHandler, svcBoardWebhook } from '../../src'; // in your project: from 'npm:svc-webhooks'
 

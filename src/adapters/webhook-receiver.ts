@@ -12,6 +12,8 @@ export interface WebhookReceiver {
   readonly logger: WebhookLogger;
   /** Told of a signed delivery that passed the webhook on another path and was answered 404. */
   misrouted(came: string, answers: readonly string[]): void;
+  /** Told where a mount makes the webhook answer (Express's mount path, known at a first request). */
+  mounted(fullPath: string, mountedAt: string): void;
 }
 
 // A symbol the package alone holds: the adapters reach the pipeline through the webhook itself,

@@ -31,7 +31,7 @@ function refuseTokenFlag(args: readonly string[]): void {
  */
 function refuseSecretFlag(args: readonly string[]): void {
   if (args.some((arg) => arg === '--secret' || arg.startsWith('--secret='))) {
-    throw usageError('--secret is not accepted here: a secret on the command line is visible in process lists (ps) and stays in shell history; write it to a file and pass --secret-file <file>, or set SVC_WEBHOOK_SECRET');
+    throw usageError('--secret is not accepted here: a secret on the command line is visible in process lists (ps) and stays in shell history; write it to a file and pass --secret-file <file>, or set SVC_BOARD_WEBHOOK_SECRET (bot: SVC_BOT_WEBHOOK_SECRET) or SVC_WEBHOOK_SECRET');
   }
 }
 

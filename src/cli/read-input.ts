@@ -24,6 +24,8 @@ export interface SecretSources {
   file?: string | undefined;
   /** An environment variable to fall back on. */
   envName?: string;
+  /** The webhook's own variable, as its receiver reads it (`SVC_BOARD_WEBHOOK_SECRET`): read after `envName`. */
+  webhookEnvName?: string;
 }
 
 /** A secret from --secret, --secret-file or an environment variable, in that order; undefined when none is given. */
@@ -33,8 +35,11 @@ export function optionalSecret(io: CliIo, sources: SecretSources): string | unde
   // An empty file (or --secret=) is a mistake, not a request for no secret: svc would generate one.
   if (secret === '') throw usageError(`the webhook secret ${sources.value === undefined ? `in ${sources.file}` : 'given'} is empty`);
   if (secret !== undefined) return held(io, secret);
-  const fromEnv = sources.envName === undefined ? undefined : io.env[sources.envName];
-  return fromEnv === undefined || fromEnv === '' ? undefined : held(io, fromEnv);
+  for (const name of [sources.envName, sources.webhookEnvName]) {
+    const fromEnv = name === undefined ? undefined : io.env[name];
+    if (fromEnv !== undefined && fromEnv !== '') return held(io, fromEnv);
+  }
+  return undefined;
 }
 
 /** Every secret and token the CLI reads is marked, so its output never shows it. */
@@ -45,7 +50,8 @@ export function held(io: CliIo, value: string): string {
 export function requiredSecret(io: CliIo, sources: SecretSources): string {
   const secret = optionalSecret(io, sources);
   if (secret === undefined) {
-    const env = sources.envName === undefined ? '' : `, or set ${sources.envName}`;
+    const names = [sources.webhookEnvName, sources.envName].filter((n) => n !== undefined);
+    const env = names.length === 0 ? '' : `, or set ${names.join(' or ')}`;
     const flags = 'value' in sources ? '--secret or --secret-file' : '--secret-file <file>';
     throw usageError(`the webhook secret is required: pass ${flags}${env}`);
   }

@@ -20,7 +20,7 @@ export function sendHints(outcome: AttemptOutcome, url: string): string[] {
   switch (outcome.code) {
     case 'signature_mismatch':
       return [
-        "the receiver's webhook secret is not the one this command signed with (--secret, --secret-file or SVC_WEBHOOK_SECRET), or something between changed the body",
+        "the receiver's webhook secret is not the one this command signed with (--secret, --secret-file, SVC_BOARD_WEBHOOK_SECRET or SVC_BOT_WEBHOOK_SECRET), or something between changed the body",
         "to see why a request the receiver got fails, save its body and headers and run: npx svc-webhooks verify --body body.json --headers headers.txt --secret \"<the receiver's secret>\"",
       ];
     case 'timestamp_out_of_tolerance':

@@ -1,5 +1,6 @@
 import { keySegment } from '../internal/redis-key';
 import type { SequenceGap } from '../internal/delivery';
+import type { WebhookLogger } from '../internal/logger';
 
 /**
  * Board order on top of BullMQ (its open-source edition has no job groups): each ordered event
@@ -28,7 +29,8 @@ end
 `;
 
 // KEYS: last, pending, lock, passed. ARGV: jobId, sequence, now, gapWaitMs, ttlMs, jobKeyPrefix, probe, lastTtlMs.
-// Answers {1, gapFrom} (run; gapFrom -1 when no gap), {0, waitMs} (0: until woken) or {2, 0}
+// Answers {1, gapFrom} (run; gapFrom -1 when no gap), {0, waitMs} (0: until woken), {0, waitMs,
+// gapFrom} (it starts waiting for the missing numbers from gapFrom) or {2, 0}
 // (handled already: do not run it again).
 const START = `
 local id, seq, now, gapWait, ttl, jobs, probe = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7] == '1'
@@ -79,7 +81,13 @@ local gapFrom = -1
 if seq > last + 1 then
   local lowest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
   if lowest ~= id then return wait(0) end
-  if now - first < gapWait then return wait(gapWait - (now - first)) end
+  if now - first < gapWait then
+    -- The first time it waits for a gap, the missing numbers come back, to be logged once.
+    local starts = (not probe) and redis.call('HSETNX', job, 'svcGapWait', now) == 1
+    local answer = wait(gapWait - (now - first))
+    if starts then answer[3] = last + 1 end
+    return answer
+  end
   gapFrom = last + 1
 end
 if not probe then
@@ -129,7 +137,8 @@ export interface ScriptRunner {
 
 export type Turn =
   | { readonly run: true; readonly gap?: SequenceGap }
-  | { readonly run: false; readonly waitMs: number }
+  /** `missing`: the numbers it starts waiting for now (only the first time it waits for them). */
+  | { readonly run: false; readonly waitMs: number; readonly missing?: SequenceGap }
   /** Handed over already (its worker died between recording it and BullMQ marking the job processed). */
   | { readonly run: false; readonly handled: true };
 
@@ -162,9 +171,9 @@ export class BoardOrder {
 
   private async turn({ board, jobId, sequence }: { board: string; jobId: string; sequence: number }, now: number, probe: boolean): Promise<Turn> {
     const k = this.keys(board);
-    const [run, value] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0', this.lastTtlMs)) as [number, number];
+    const [run, value, gapFrom] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0', this.lastTtlMs)) as [number, number, number?];
     if (run === 2) return { run: false, handled: true };
-    if (run !== 1) return { run: false, waitMs: value };
+    if (run !== 1) return gapFrom === undefined ? { run: false, waitMs: value } : { run: false, waitMs: value, missing: { from: gapFrom, to: sequence - 1 } };
     return value === -1 ? { run: true } : { run: true, gap: { from: value, to: sequence - 1 } };
   }
 
@@ -194,4 +203,17 @@ export class BoardOrder {
     const base = `${this.keyPrefix}order:${keySegment(board)}:`;
     return { last: `${base}last`, pending: `${base}pending`, lock: `${base}lock`, passed: `${base}passed` };
   }
+}
+
+/**
+ * The line an ordered event writes when it starts waiting for numbers that have not arrived: without
+ * it a worker waits `gapWaitMs` in silence (the CLI's example events start at sequence 211).
+ */
+export function logGapWait(logger: WebhookLogger, data: { readonly board?: string; readonly sequence?: number; readonly deliveryId: string }, turn: { readonly waitMs: number; readonly missing: SequenceGap }): void {
+  const { from, to } = turn.missing;
+  const numbers = from === to ? `sequence ${from}` : `sequences ${from}–${to}`;
+  logger.info(
+    { board: data.board, deliveryId: data.deliveryId, sequence: data.sequence, missing: turn.missing, waitMs: turn.waitMs },
+    `ordered event ${data.sequence} of board ${data.board} waits up to ${Math.ceil(turn.waitMs / 1000)} s (gapWaitMs) for ${numbers}, not arrived yet; then it runs with ctx.gap`,
+  );
 }

@@ -93,8 +93,8 @@ export function childDropping(logger: WebhookLogger, bindings: Bindings, secrets
  * to the fields and to the message.
  */
 export function lineScrub(secrets: readonly string[]): LineScrub {
-  // console and winston show symbol-keyed fields, which pino's JSON never writes.
-  const scrub = scrubber(secrets, { dropSymbols: true });
+  // console and winston show symbol-keyed and undefined fields, which pino's JSON never writes.
+  const scrub = scrubber(secrets, { asJson: true });
   return { fields: (fields) => scrub(fields, 0) as Record<string, unknown>, message: textScrubber(secrets) };
 }
 
@@ -134,7 +134,7 @@ export function scrubbedError<E extends Error>(error: E, secrets: readonly strin
   return error;
 }
 
-function scrubber(secrets: readonly string[], how: { dropSymbols: boolean } = { dropSymbols: false }): (value: unknown, depth: number) => unknown {
+function scrubber(secrets: readonly string[], how: { asJson: boolean } = { asJson: false }): (value: unknown, depth: number) => unknown {
   const text = textScrubber(secrets);
   const scrub = (value: unknown, depth: number): unknown => {
     if (typeof value === 'string') return text(value);
@@ -197,6 +197,14 @@ function scrubber(secrets: readonly string[], how: { dropSymbols: boolean } = { 
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const item = source[key];
+      // A field without a value is left out, as JSON (and so pino) leaves it out.
+      if (item === undefined && how.asJson) {
+        if (out === undefined) {
+          out = {};
+          for (let j = 0; j < i; j++) put(out, keys[j]!, source[keys[j]!]);
+        }
+        continue;
+      }
       const name = text(key);
       const next = SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub(item, depth + 1);
       if (next === item && name === key && out === undefined) continue;
@@ -207,7 +215,7 @@ function scrubber(secrets: readonly string[], how: { dropSymbols: boolean } = { 
       put(out, name, next);
     }
     // Symbol-keyed fields are dropped, as JSON (and so pino) drops them.
-    if (how.dropSymbols && out === undefined && Object.getOwnPropertySymbols(source).length > 0) return Object.fromEntries(keys.map((k) => [k, source[k]]));
+    if (how.asJson && out === undefined && Object.getOwnPropertySymbols(source).length > 0) return Object.fromEntries(keys.map((k) => [k, source[k]]));
     return out ?? value;
   };
   const scrubArray = (list: readonly unknown[], depth: number): readonly unknown[] => {
@@ -229,7 +237,8 @@ function scrubber(secrets: readonly string[], how: { dropSymbols: boolean } = { 
       out = { type: text(String(err.name)), message: text(String(err.message)) };
       if (typeof err.stack === 'string') out.stack = text(err.stack);
       for (const key of Object.keys(err)) {
-        if (key !== 'cause') put(out, text(key), SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1));
+        // A field without a value is left out, as JSON leaves it out.
+        if (key !== 'cause' && (err as unknown as Record<string, unknown>)[key] !== undefined) put(out, text(key), SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1));
       }
       if (err.cause !== undefined) out.cause = scrub(err.cause, depth + 1);
     } catch {

@@ -87,18 +87,24 @@ export function loggerSink(target: LoggerLike): LineSink {
   };
 }
 
+/** pino's numbers for the levels: a line through the console reads as the default pino line does. */
+const PINO_LEVELS: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50 };
+
 /**
  * JSON lines through the runtime's console, where no stdout stream exists to give pino (Workers,
- * Vercel Edge, Deno Deploy): their log collectors read one JSON object per line.
+ * Vercel Edge, Deno Deploy) or pino would need permissions (Deno): their log collectors read one
+ * JSON object per line. Each line has the default pino line's shape: `level` as pino's number,
+ * `time`, `name`, the fields, `msg`.
  */
 export function consoleJsonSink(): LineSink {
   const out = globalThis.console;
   return (level, fields, message) => {
+    const head = { level: PINO_LEVELS[level], time: Date.now(), name: 'svc-webhooks' };
     let line: string;
     try {
-      line = JSON.stringify({ level, time: Date.now(), ...fields, ...(message === undefined ? {} : { msg: message }) });
+      line = JSON.stringify({ ...head, ...fields, ...(message === undefined ? {} : { msg: message }) });
     } catch {
-      line = JSON.stringify({ level, time: Date.now(), msg: message, note: 'the fields of this line could not be written as JSON' });
+      line = JSON.stringify({ ...head, msg: message, note: 'the fields of this line could not be written as JSON' });
     }
     out[level === 'debug' ? 'debug' : level](line);
   };

@@ -30,14 +30,16 @@ export const LOG_BATCH = { minLength: 4096, periodicFlush: 250 } as const;
 let defaultLogger: Logger | LoggerLike | undefined;
 
 /**
- * pino to stdout where there is one (Node, Bun, Deno); elsewhere (Workers, Vercel Edge) JSON lines
- * through the console, which those runtimes collect.
+ * pino to stdout where there is one (Node, Bun); elsewhere (Deno, Workers, Vercel Edge) JSON lines
+ * of the same shape through the console. On Deno, pino reads the host name and the environment,
+ * which need `--allow-sys` and `--allow-env`; the console needs no permission.
  */
 function fallbackLogger(): Logger | LoggerLike {
   if (defaultLogger !== undefined) return defaultLogger;
   const stdout = (globalThis as { process?: { stdout?: { write?: unknown } } }).process?.stdout;
+  const deno = typeof (globalThis as { Deno?: unknown }).Deno === 'object';
   defaultLogger =
-    typeof stdout?.write === 'function' && typeof pino.destination === 'function'
+    !deno && typeof stdout?.write === 'function' && typeof pino.destination === 'function'
       ? pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...(inWorkers() ? {} : LOG_BATCH) }))
       : CONSOLE_DEFAULT;
   return defaultLogger;

@@ -68,6 +68,9 @@ export interface Attempt {
   readonly retryInMs?: number;
 }
 
+/** A delivery whose handler failed was verified and accepted: it failed here, it was not refused. */
+const HANDLER_CODES: ReadonlySet<string> = new Set(['handler_failed', 'handler_timeout']);
+const HANDLER_FAILED = 'delivery failed in a handler; svc retries it';
 const DEAD_LETTER = 'delivery failed for the last time; kept as a dead letter (svc-webhooks inbox list)';
 
 /**
@@ -101,7 +104,7 @@ export class DeliveryReport {
     if (isCountedRefusal(error)) this.refusals.refused(error, a.request.facts, fields);
     else if (error.status >= 500) {
       // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
-      childDropping(this.parts.logger, {}, a.verifierSecrets).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, 'delivery refused');
+      childDropping(this.parts.logger, {}, a.verifierSecrets).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, HANDLER_CODES.has(error.code) ? HANDLER_FAILED : 'delivery refused');
     } else this.parts.logger.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
     a.trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
     this.tell(() => refusalRecord({ ...fields, webhook: this.parts.webhook, receivedAt: a.receivedAt }, error, a.received));

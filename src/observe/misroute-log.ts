@@ -8,6 +8,8 @@ export const MISROUTE_LOG_INTERVAL_MS = 60_000;
  * header, so a scanner posting to many paths must not write a line for each.
  */
 export const MAX_MISROUTE_LINES = 10;
+/** A webhook is mounted at a few places at most: the lines of more are not written. */
+const MAX_ANNOUNCED = 8;
 
 /**
  * A signed delivery that reached a webhook but matched no path, and was answered 404: without this
@@ -20,6 +22,8 @@ export class MisrouteLog {
   private linesInWindow = 0;
   /** Misrouted requests not logged since the last line. */
   private dropped = 0;
+  /** The full paths `mounted` has logged. */
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly logger: WebhookLogger,
@@ -48,6 +52,16 @@ export class MisrouteLog {
       dropped === 0 ? { path, answers, option: 'path' } : { path, answers, option: 'path', dropped },
       `a signed delivery to POST ${path} was answered 404: no webhook answers that path. This webhook answers ${answers.join(', ')}; point svc at that URL, or set the webhook's \`path\` option (relative to where it is mounted) to the path svc posts to${more}`,
     );
+  }
+
+  /**
+   * Where the webhook answers, once Express told its mount: one info line per full path (a
+   * forgotten prefix, `app.use('/api', webhook)`, is then seen before svc's first delivery is lost).
+   */
+  mounted(fullPath: string, mountedAt: string): void {
+    if (this.announced.has(fullPath) || this.announced.size >= MAX_ANNOUNCED) return;
+    this.announced.add(fullPath);
+    this.logger.info({ path: fullPath, mountedAt: mountedAt || '/' }, `the webhook answers POST ${fullPath}${mountedAt === '' ? '' : ` (mounted at ${mountedAt})`}: that is the URL path svc must post to`);
   }
 
   private forgetBefore(cutoff: number): void {

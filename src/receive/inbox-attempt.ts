@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
-import { BoardOrder, type Turn } from '../inbox/board-order';
+import { BoardOrder, logGapWait, type Turn } from '../inbox/board-order';
 import { headersOnly, type InboxJob } from '../inbox/inbox-job';
 import { retryDelay, type InboxSettings } from '../inbox/inbox-options';
 import type { Delivery } from '../internal/delivery';
@@ -122,6 +122,7 @@ async function turnOf<S, D extends Delivery>(parts: AttemptParts<S, D>, job: Job
     await wake(await order.finish(data.board, jobId, data.sequence, true), jobId);
     return undefined;
   }
+  if (!turn.run && 'missing' in turn && turn.missing !== undefined) logGapWait(settings.logger, data, { waitMs: turn.waitMs, missing: turn.missing });
   if (!turn.run) return parts.waitForTurn(job, token, turn);
   return turn;
 }

@@ -87,6 +87,11 @@ export class Receiver<S, D extends Delivery> {
     this.misroutes.misrouted(came, answers);
   }
 
+  /** Where a mount makes the webhook answer: one info line per full path. */
+  mounted(fullPath: string, mountedAt: string): void {
+    this.misroutes.mounted(fullPath, mountedAt);
+  }
+
   /** Stops taking deliveries (503) and resolves when every running handler has settled. */
   close(): Promise<void> {
     return this.inFlight.close();

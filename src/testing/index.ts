@@ -17,7 +17,7 @@ export {
 } from './sign-delivery';
 export { boardEvent, botUpdate, botCommand, exampleBoardTypes, exampleBotKinds, type BotUpdateOf, type BotEnvelopeOverrides } from './example-events';
 export type { DeepPartial } from './merge-overrides';
-export { deliverBoardEvent, deliverBotUpdate, postSigned, type DeliverOptions } from './deliver';
+export { deliverBoardEvent, deliverBotUpdate, postSigned, type DeliverOptions, type DeliverTarget } from './deliver';
 export { silentLogger } from './silent-logger';
 export {
   createFakeSvc,

@@ -52,6 +52,13 @@ describe('svc-webhooks board-webhook', () => {
       expect(again.stdout).toMatch(/url\s+https:\/\/hooks\.example\.com/);
     });
 
+    it("takes the secret from SVC_BOARD_WEBHOOK_SECRET, the variable the receiver reads", async () => {
+      const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_BOARD_WEBHOOK_SECRET: SECRET } });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('secret generated');
+      expect(svc.secretMatches({ boardId: svc.board.id }, SECRET)).toBe(true);
+    });
+
     it('uses a given secret and prints none', async () => {
       const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_WEBHOOK_SECRET: SECRET } });
       expect(result.code).toBe(0);

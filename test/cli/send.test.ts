@@ -56,6 +56,13 @@ describe('svc-webhooks send', () => {
       expect(seen).toHaveLength(2);
     });
 
+    it("reads the receiver's own variable: SVC_BOARD_WEBHOOK_SECRET for a board event, SVC_BOT_WEBHOOK_SECRET for a bot update", async () => {
+      const env = { SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET, SVC_BOT_WEBHOOK_SECRET: BOT_SECRET };
+      expect((await runCli(['send', 'task.created', '--url', `${server.url}/webhooks/board`], { env })).code).toBe(0);
+      expect((await runCli(['send', 'messageCreate.command', '--url', `${server.url}/webhooks/bot`], { env })).code).toBe(0);
+      expect(seen).toEqual(['board task.created ENG-42', expect.stringMatching(/^bot \/deploy /)]);
+    });
+
     it('reads the secret from SVC_WEBHOOK_SECRET', async () => {
       const result = await runCli(['send', 'ping', '--url', `${server.url}/webhooks/board`], { env: { SVC_WEBHOOK_SECRET: BOARD_SECRET } });
       expect(result.code).toBe(0);

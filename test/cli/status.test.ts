@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
 import { expectOneLine, runCli, spawnCli, tempFiles } from './run-cli';
 
@@ -142,7 +144,8 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       let stop!: () => void;
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
-      await new Promise((r) => setTimeout(r, 150));
+      // Deleted once svc has answered the first poll of the webhook: its first status is healthy.
+      while (!svc.requests().some((r) => r.method === 'GET' && r.url.includes(svc.boardIds[0]!) && r.status === 200)) await new Promise((r) => setTimeout(r, 10));
       await svc.deleteWebhook(svc.boardIds[0]!);
       await new Promise((r) => setTimeout(r, 150));
       stop();
@@ -159,5 +162,27 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
       const result = await runCli(['status', ...boards(), '--watch'], { env, interrupted: () => new Promise((r) => setTimeout(r, 100)) });
       expect(result.code).toBe(0);
     });
+  });
+});
+
+describe('svc-webhooks status with a base URL that is not svc', () => {
+  let site: { url: string; close: () => Promise<void> };
+  beforeEach(async () => {
+    // A web server that is not svc: every path, /api/version too, is a 404 page.
+    const server = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    site = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  });
+  afterEach(() => site.close());
+
+  it('exit 3 with one line saying the base URL is wrong, not every webhook missing', async () => {
+    const svc = await emulatedSvc({ boards: 2 });
+    const boards = svc.boardIds.flatMap((id) => ['--board', id]);
+    const result = await runCli(['status', ...boards], { env: { SVC_TOKEN: svc.svc.person.token, SVC_BASE_URL: site.url } });
+    await svc.close();
+    expect(result.code).toBe(3);
+    expectOneLine(result.stderr);
+    expect(result.stderr).toContain('GET /api/version answered 404');
+    expect(result.stdout).not.toMatch(/missing/);
   });
 });

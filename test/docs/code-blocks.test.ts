@@ -10,6 +10,10 @@ describe('the code blocks of README.md and docs/', () => {
     expect(compileSnippets(typescript)).toEqual([]);
   }, 120_000);
 
+  it("README.md's blocks declare every name they use, so each works as copied (no prelude)", () => {
+    expect(compileSnippets(typescript.filter((b) => b.file === 'README.md'), { prelude: false })).toEqual([]);
+  });
+
   it('say their language, so that each is checked or shown as what it is', () => {
     const unlabelled = blocks.filter((b) => b.lang === '').map((b) => `${b.file}:${b.line}`);
     expect(unlabelled).toEqual([]);

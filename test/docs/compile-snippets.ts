@@ -45,9 +45,10 @@ function virtualName(block: CodeBlock): string {
 }
 
 /** Every diagnostic of the blocks, placed at the documentation line it comes from. */
-export function compileSnippets(blocks: readonly CodeBlock[]): SnippetProblem[] {
+export function compileSnippets(blocks: readonly CodeBlock[], options: { prelude?: boolean } = {}): SnippetProblem[] {
   const virtual = new Map<string, { text: string; block?: CodeBlock }>();
-  virtual.set(join(VIRTUAL_DIR, 'prelude.ts'), { text: SNIPPET_PRELUDE });
+  // Without the prelude a block must declare every name it uses, as a reader copying it must.
+  if (options.prelude !== false) virtual.set(join(VIRTUAL_DIR, 'prelude.ts'), { text: SNIPPET_PRELUDE });
   virtual.set(join(VIRTUAL_DIR, 'ambient-modules.d.ts'), { text: SNIPPET_AMBIENT_MODULES });
   // `export {}` makes every block a module, so its declarations shadow the prelude's globals.
   for (const block of blocks) virtual.set(virtualName(block), { text: `${block.code}\nexport {};\n`, block });

@@ -1,11 +1,22 @@
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
+
+/** The comment on the line before a block. */
+function marker(block: CodeBlock): string {
+  return (read(block.file).split('\n')[block.line - 2] ?? '').trim();
+}
 
 /** The file a block says it runs as: `<!-- runs as test/docs/examples/x.test.ts -->` on the line before it. */
 function runsAs(block: CodeBlock): string | undefined {
-  const before = read(block.file).split('\n')[block.line - 2] ?? '';
-  return /^<!-- runs as (\S+) -->$/.exec(before.trim())?.[1];
+  return /^<!-- runs as (\S+) -->$/.exec(marker(block))?.[1];
+}
+
+/** A `node:test` file run with `tsx --test`: `<!-- runs with tsx --test as test/docs/node-test/x.ts -->`. */
+function runsWithNodeTest(block: CodeBlock): string | undefined {
+  return /^<!-- runs with tsx --test as (\S+) -->$/.exec(marker(block))?.[1];
 }
 
 /** A test file as a user would write it: the package's names instead of the paths to the sources. */
@@ -19,7 +30,8 @@ function asUserWritesIt(file: string): string {
 const blocks = documentationFiles()
   .flatMap(codeBlocks)
   .filter((b) => b.lang === 'ts');
-const tests = blocks.filter((b) => /^test\(/m.test(b.code));
+const nodeTests = blocks.filter((b) => runsWithNodeTest(b) !== undefined);
+const tests = blocks.filter((b) => /^test\(/m.test(b.code) && !nodeTests.includes(b));
 
 describe('the test examples of README.md and docs/', () => {
   it('are there to check', () => {
@@ -31,5 +43,19 @@ describe('the test examples of README.md and docs/', () => {
     expect(file).toMatch(/^test\/.+\.test\.ts$/);
     expect(existsSync(join(root, file!))).toBe(true);
     expect(block.code.trim()).toBe(asUserWritesIt(file!));
+  });
+});
+
+describe('the node:test examples of docs/ (no test runner to set up)', () => {
+  it('are there to check', () => {
+    expect(nodeTests.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(nodeTests.map((b) => [`${b.file}:${b.line}`, b] as const))('%s is, word for word, a file that passes under tsx --test', async (_where, block) => {
+    const file = runsWithNodeTest(block)!;
+    expect(block.code.trim()).toBe(asUserWritesIt(file));
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '--test', file], { cwd: root });
+    expect(stdout).toMatch(/^# pass [1-9]/m);
+    expect(stdout).toMatch(/^# fail 0$/m);
   });
 });

@@ -43,7 +43,8 @@ describe('logger: console', () => {
 
     const received = calls.filter(([, message]) => message === 'delivery received');
     expect(received).toEqual([['info', 'delivery received', expect.objectContaining({ webhook: 'board', kind: 'task.created', outcome: 'handled', status: 200 })]]);
-    const refused = calls.find(([, message]) => message === 'delivery refused')!;
+    const refused = calls.find(([, , fields]) => (fields as { code?: string } | undefined)?.code === 'handler_failed')!;
+    expect(refused[1]).not.toMatch(/refused/);
     expect(refused[0]).toBe('error');
     expect(refused[2]).toMatchObject({ webhook: 'board', status: 500, code: 'handler_failed', err: { type: 'SvcWebhookError', code: 'handler_failed' } });
     // The handler's own lines carry the delivery and the child's fields.
@@ -69,7 +70,7 @@ describe('logger: winston', () => {
 
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed.filter((l) => l.message === 'delivery received')).toEqual([expect.objectContaining({ level: 'info', webhook: 'board', outcome: 'handled', status: 200 })]);
-    expect(parsed.find((l) => l.message === 'delivery refused')).toMatchObject({ level: 'error', status: 500, code: 'handler_failed' });
+    expect(parsed.find((l) => l.code === 'handler_failed')).toMatchObject({ level: 'error', status: 500, code: 'handler_failed' });
     expect(parsed.find((l) => String(l.message).startsWith('message with'))).toMatchObject({ secret: '[Redacted]', note: 'secret [Redacted]' });
     expectClean(lines.join('\n'));
   });

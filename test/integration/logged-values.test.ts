@@ -97,3 +97,33 @@ describe('values a console or winston logger would show from their internal slot
     expect(log.lines.find((l) => l.msg === 'held values')).toMatchObject({ buffer: `[Buffer: ${BYTES} bytes]`, map: { secret: '[Redacted]' } });
   });
 });
+
+describe('logger: console, lines without a value', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** The paths of fields whose value is undefined, at any depth. */
+  function undefinedFields(value: unknown, path = ''): string[] {
+    if (typeof value !== 'object' || value === null) return [];
+    return Object.entries(value).flatMap(([k, v]) => (v === undefined ? [`${path}${k}`] : undefinedFields(v, `${path}${k}.`)));
+  }
+
+  it('prints no field as `undefined`: a refusal before the delivery is known, a handler failure, a handler line', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    for (const level of ['info', 'warn', 'error', 'debug'] as const) {
+      jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void lines.push(args[1] as Record<string, unknown>));
+    }
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: console })
+      .on('task.created', (_event, ctx) => ctx.log.info({ note: undefined, nested: { gone: undefined, kept: 1 } }, 'a handler line'))
+      .on('task.updated', () => {
+        throw new Error('the handler failed');
+      });
+    const app = express().use(board);
+    await post(app, board.path, { body: '{}', headers: { 'Content-Type': 'application/json' } }).expect(401);
+    await post(app, board.path, signBoard(fixture('board', 'task.created'))).expect(200);
+    await post(app, board.path, signBoard(fixture('board', 'task.updated'))).expect(500);
+    await board.close();
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines.flatMap((fields) => undefinedFields(fields))).toEqual([]);
+    expect(lines.find((fields) => fields?.nested !== undefined)).toMatchObject({ nested: { kept: 1 } });
+  });
+});

@@ -232,7 +232,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     const failed = await post(app, PATH, signBoard(eventFor(A, 'task.updated'), { secret: SECRET_A }));
     expect([failed.status, failed.body.code]).toEqual([500, 'handler_failed']);
     await post(app, PATH, signBoard(eventFor(A, 'task.archived'), { secret: SECRET_A })).expect(200);
-    const refused = log.lines.find((l) => l.msg === 'delivery refused');
+    const refused = log.lines.find((l) => l.code === 'handler_failed' && l.outcome === 'rejected');
     expect(JSON.stringify(refused)).toContain('re-signing failed with [Redacted]');
     expect(log.lines.find((l) => l.msg === 'after a rotation')).toMatchObject({ note: 'old secret [Redacted]' });
     expect(log.text()).not.toContain(SECRET_A);

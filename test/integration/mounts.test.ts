@@ -17,7 +17,8 @@ function board(options: Partial<BoardWebhookOptions> = {}) {
   const handled: string[] = [];
   const webhook = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger, ...options }).onAny((event) => void handled.push(event.id));
   const warnings = () => log.lines.filter((l) => l.level === 40 && l.option === 'path');
-  return { webhook, handled, warnings };
+  const mounts = () => log.lines.filter((l) => l.mountedAt !== undefined);
+  return { webhook, handled, warnings, mounts };
 }
 
 describe.each(expressVersions)('mounted in %s', (_name, expressLib) => {
@@ -26,6 +27,18 @@ describe.each(expressVersions)('mounted in %s', (_name, expressLib) => {
     const event = fixture('board', 'task.created');
     await post(expressLib().use('/api', webhook), '/api/webhooks/board', signBoard(event)).expect(200);
     expect(handled).toEqual([event.id]);
+  });
+
+  it("logs once, at the first request it sees, the full path a mount makes it answer (a forgotten '/api' prefix shows)", async () => {
+    const { webhook, mounts } = board();
+    const app = expressLib().use('/api', webhook);
+    app.get('/api/health', (_req, res) => void res.send('ok'));
+    // svc posting to the path without the prefix never reaches the webhook: Express answers 404.
+    await post(app, '/webhooks/board', signBoard(fixture('board', 'task.created'))).expect(404);
+    expect(mounts()).toEqual([]);
+    await request(app).get('/api/health').expect(200);
+    await request(app).get('/api/health').expect(200);
+    expect(mounts()).toEqual([expect.objectContaining({ level: 30, path: '/api/webhooks/board', mountedAt: '/api' })]);
   });
 
   it("answers at the mount point itself with path '/': app.use('/hooks/svc', …) takes POST /hooks/svc", async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { redisStore, svcBoardWebhook, type InboxWorker } from '../../src';
-import { silentLogger } from '../support/apps';
+import { redisStore, svcBoardWebhook, type BoardWebhookOptions, type InboxWorker } from '../../src';
+import { memoryLogger, silentLogger } from '../support/apps';
 import { deliver, eventually, redisSuite, serve } from '../support/inbox';
 import { BOARD_SECRET, fixture, signBoard, onBoard } from '../support/sign';
 
@@ -16,13 +16,13 @@ interface Seen {
 }
 
 /** A receiver with board order and `workers` workers in this process; the handler records what it saw and any overlap per board. */
-async function orderedInbox(inbox: Record<string, unknown>, workers: number, handlerMs = 0) {
+async function orderedInbox(inbox: Record<string, unknown>, workers: number, handlerMs = 0, logger: BoardWebhookOptions['logger'] = silentLogger) {
   const prefix = `o${randomUUID().slice(0, 8)}`;
   const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
   const seen: Seen[] = [];
   const overlaps: string[] = [];
   const running = new Set<string>();
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(async (event: any, ctx) => {
+  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(async (event: any, ctx) => {
     const id = event.board.id as string;
     if (event.type !== 'ping') {
       if (running.has(id)) overlaps.push(`${id}#${event.sequence}`);
@@ -107,6 +107,21 @@ describe('inbox board order', () => {
     await deliver(url, signBoard(boardEvent(b, 3)));
     await eventually(() => seen.length === 5, 5000, 'the late event');
     expect(sequencesOf(seen, b)).toEqual([1, 2, 5, 6, 3]);
+  });
+
+  it("logs one line when an ordered event starts waiting for a gap: the board, the missing numbers, how long (the CLI's examples start at 211)", async () => {
+    const log = memoryLogger();
+    const gapWaitMs = 1500;
+    const { url, seen } = await orderedInbox({ ordered: true, gapWaitMs }, 1, 0, log.logger);
+    const b = randomUUID();
+    await deliver(url, signBoard(onBoard(fixture('board', 'task.archived'), b)));
+    await eventually(() => seen.length === 1, 10_000, 'the event after the gap');
+    expect(seen[0]!.gap).toEqual({ from: 1, to: 210 });
+    const waits = log.lines.filter((l) => l.missing !== undefined);
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatchObject({ level: 30, board: b, sequence: 211, missing: { from: 1, to: 210 } });
+    expect(waits[0]!.waitMs).toBeGreaterThan(gapWaitMs - 200);
+    expect(waits[0]!.waitMs).toBeLessThanOrEqual(gapWaitMs);
   });
 
   it('orders only the kinds named: other kinds and ping are handed over at once, and ordered events do not wait for their sequence numbers', async () => {

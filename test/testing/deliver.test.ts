@@ -20,6 +20,15 @@ describe('deliver helpers', () => {
     expect(handled).toEqual([event.id]);
   });
 
+  it('take the webhook itself, with its type, and post to its own path', async () => {
+    const own = svcBoardWebhook({ secret: SECRET, logger: silentLogger, path: '/hooks/board' }).onAny((event) => void handled.push(event.id));
+    const event = boardEvent('task.created');
+    await deliverBoardEvent(own, event, { secret: SECRET }).expect(200);
+    const update = botUpdate('eventRsvp');
+    await deliverBotUpdate(bot, update, { secret: SECRET }).expect(200);
+    expect(handled).toEqual([event.id, update.id]);
+  });
+
   it('post to a custom path', async () => {
     const update = botUpdate('eventRsvp');
     await deliverBotUpdate(app, update, { secret: SECRET, path: bot.path }).expect(200);

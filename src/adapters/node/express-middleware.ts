@@ -34,7 +34,14 @@ export function isDeliveryRequest(req: IncomingMessage, pattern: PathPattern, se
  */
 export function expressMiddleware(name: string, receiver: WebhookReceiver): Middleware {
   const { pattern } = receiver;
+  const mounts = new Set<string>();
   const middleware: Middleware = (req, res, next) => {
+    // Express knows the mount path only now: where the webhook answers is logged once per mount.
+    const at = (req as { baseUrl?: string }).baseUrl ?? '';
+    if (!mounts.has(at) && mounts.size < 8) {
+      mounts.add(at);
+      receiver.mounted(`${at}${receiver.path === '/' && at !== '' ? '' : receiver.path}`, at);
+    }
     if (!isDeliveryRequest(req, pattern, middleware)) {
       if (isSigned(req)) notePassedBy(req, res, receiver);
       next();

@@ -16,7 +16,7 @@ person with MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace
 only in the Authorization header; it is never accepted on the command line.
 
   set      register (or replace, or re-enable) the webhook: --url, and --secret-file
-           (or SVC_WEBHOOK_SECRET), or none: then svc generates a secret, which is
+           (or SVC_BOARD_WEBHOOK_SECRET), or none: then svc generates a secret, which is
            printed this once only
   get      print the webhook's state
   delete   remove the webhook; svc marks its queue failed
@@ -24,7 +24,7 @@ only in the Authorization header; it is never accepted on the command line.
            (at most once per 10 seconds per board)
   reenable re-enable a webhook svc disabled: svc's ping must reach your receiver (a 429
            is waited out once), then one PUT of the same URL with your receiver's
-           secret (--secret-file or SVC_WEBHOOK_SECRET; required, so svc never
+           secret (--secret-file or SVC_BOARD_WEBHOOK_SECRET; required, so svc never
            generates a new one). Exit 0 re-enabled (or not disabled), 1 not, 3 svc
            could not be reached
 
@@ -34,7 +34,8 @@ Options:
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set, reenable: read the webhook secret (16 to 256 characters)
-                         from a file (or set SVC_WEBHOOK_SECRET); --secret is refused, as
+                         from a file (or set SVC_BOARD_WEBHOOK_SECRET, as the receiver reads it,
+                         or SVC_WEBHOOK_SECRET); --secret is refused, as
                          a value on the command line shows in process lists and shell history
   --json                 print the answer as JSON
   --allow-insecure-http  send the token over plain http:// to a host other than this
@@ -74,7 +75,7 @@ export const boardWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('board-webhook set needs --url <https url>');
-      const secret = optionalSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = optionalSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: 'SVC_BOARD_WEBHOOK_SECRET' });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
       if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
@@ -101,7 +102,7 @@ export const boardWebhookCommand: Command = {
       return 0;
     }
     if (action === 'reenable') {
-      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: 'SVC_BOARD_WEBHOOK_SECRET' });
       return reenable(io, { client, board, secret, json });
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));

@@ -13,7 +13,7 @@ The bot token is read from SVC_BOT_TOKEN or --token-file, and sent only in the
 Authorization header; it is never accepted on the command line.
 
   set      register (or replace, or re-enable) the webhook: --url and --secret-file
-           (or SVC_WEBHOOK_SECRET)
+           (or SVC_BOT_WEBHOOK_SECRET)
   get      print the webhook's state
   delete   remove the webhook; svc drops its queue
 
@@ -22,7 +22,8 @@ Options:
   --token-file <file>    read the bot token from a file (default: SVC_BOT_TOKEN)
   --url <url>            set: the https URL svc delivers to (public address only)
   --secret-file <file>   set: read the webhook secret (16 to 256 characters, not the bot
-                         token) from a file (or set SVC_WEBHOOK_SECRET); --secret is refused,
+                         token) from a file (or set SVC_BOT_WEBHOOK_SECRET, as the receiver
+                         reads it, or SVC_WEBHOOK_SECRET); --secret is refused,
                          as a value on the command line shows in process lists and shell history
   --json                 print the state as JSON
   -h, --help             show this help
@@ -50,7 +51,7 @@ export const botWebhookCommand: Command = {
 
     if (action === 'set') {
       if (values.url === undefined) throw usageError('bot-webhook set needs --url <https url>');
-      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
+      const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: 'SVC_BOT_WEBHOOK_SECRET' });
       const state = await withProgress(io, 'setting the bot webhook', () => client.setBotWebhook({ url: values.url!, secret }));
       io.stdout.write(json ? terminalJson(withoutCredentials(state)) : `bot webhook set${who}:\n${formatFields(state)}`);
       return 0;

@@ -7,7 +7,7 @@ import { loadDelivery, type Delivery } from '../load-delivery';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarget } from '../post-delivery';
 import { startProgress } from '../progress';
-import { requiredSecret } from '../read-input';
+import { optionalSecret, requiredSecret } from '../read-input';
 import { retryDelays } from '../retry-schedule';
 import { sendHints } from '../send-hints';
 
@@ -23,7 +23,9 @@ A .json file is sent byte for byte (use --fresh to give it a new id).
 
 Options:
   --url <url>            where to POST (http://127.0.0.1:3000/webhooks/board)
-  --secret-file <file>   read the webhook secret from a file (or set SVC_WEBHOOK_SECRET)
+  --secret-file <file>   read the webhook secret from a file (or set SVC_BOARD_WEBHOOK_SECRET
+                         or SVC_BOT_WEBHOOK_SECRET, as the receiver reads it, or
+                         SVC_WEBHOOK_SECRET)
   --secret <secret>      the webhook secret on the command line: only for development
                          secrets, as it stays in shell history and process lists
   --webhook board|bot    which webhook a file is for (read from the body by default)
@@ -126,13 +128,16 @@ export const sendCommand: Command = {
     });
     if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
     const url = checkUrl(values.url);
-    const secret = requiredSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
-    const problem = webhookSecretProblem(secret);
-    if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
+    const webhook = oneOf(values.webhook, ['board', 'bot'] as const, '--webhook');
+    // The webhook's own variable is known once the delivery is: read it only when nothing else gives a secret.
+    const given = optionalSecret(io, { value: values.secret, file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET' });
     const fast = positiveNumber(values.fast, '--fast') ?? 1;
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
-    const delivery = loadDelivery(io, positionals[0]!, { webhook: oneOf(values.webhook, ['board', 'bot'] as const, '--webhook'), fresh: values.fresh === true });
+    const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true });
+    const secret = given ?? requiredSecret(io, { value: undefined, envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: delivery.webhook === 'bot' ? 'SVC_BOT_WEBHOOK_SECRET' : 'SVC_BOARD_WEBHOOK_SECRET' });
+    const problem = webhookSecretProblem(secret);
+    if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
     // The file chose its id and type: shown without control characters.
     io.stdout.write(`POST ${printable(`${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}`)}\n`);
     return deliver(io, { url, delivery, secret, retry: values.retry === true, fast, timeoutMs });

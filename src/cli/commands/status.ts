@@ -1,17 +1,18 @@
 import { botTokenProblem } from '../../client/bot-token';
 import { SvcClient } from '../../client/svc-client';
+import { isSvcClientError } from '../../client/svc-client-error';
 import { tokenKind } from '../../client/token-kinds';
 import { isBoardId } from '../../watch/board-list';
 import { watchWebhooks } from '../../watch/watch-webhooks';
 import type { WatchOptions } from '../../watch/watch-options';
 import type { WebhookStatus } from '../../watch/watch-types';
-import { EXIT_FAILURE, EXIT_UNREACHABLE, usageError } from '../cli-error';
+import { CliError, EXIT_FAILURE, EXIT_UNREACHABLE, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { withProgress } from '../progress';
 import { readInputFile, requiredBaseUrl, requiredToken } from '../read-input';
-import { terminalJson } from '../format';
+import { printable, terminalJson } from '../format';
 import { changeLine, statusJson, statusTable } from '../status-lines';
 
 const help = `Usage: svc-webhooks status --board <id> [--board <id> ...] [--boards-file <file>] [--bot] [options]
@@ -24,7 +25,9 @@ Ready for cron and monitoring:
   exit 1  any is failing, disabled, paused or missing (events are being lost, or soon)
   exit 2  usage error
   exit 3  svc could not tell for some webhook (no answer, 5xx, a refused token)
-          and none is known to be failing, disabled, paused or missing
+          and none is known to be failing, disabled, paused or missing; or the base
+          URL is not svc's API (GET /api/version is asked first: a 404 there is a
+          wrong --base-url, not missing webhooks)
 
 States: healthy; failing (deliveries fail: svc disables it a day after they began, and drops
 its queue); disabled (its queue was dropped; re-enable with board-webhook reenable); paused
@@ -97,9 +100,30 @@ export const statusCommand: Command = {
       logger: false,
     };
     const json = values.json === true;
+    await withProgress(io, 'asking svc', () => checkBaseUrl(client, clients.baseUrl));
     return watch ? watching(io, options, json) : once(io, options, json);
   },
 };
+
+/**
+ * A wrong base URL answers 404 for every webhook, which would read as every webhook `missing`: svc
+ * answers GET /api/version (no token), so an address that does not is told apart before anything
+ * else is asked. No answer at all is left to the webhooks' own lines (`unreachable`).
+ */
+async function checkBaseUrl(client: SvcClient, baseUrl: string): Promise<void> {
+  try {
+    await client.version();
+  } catch (err) {
+    if (!isSvcClientError(err)) throw err;
+    const notSvc = err.code === 'invalid_response' || (err.code === 'svc_api_error' && err.status !== undefined && err.status < 500 && err.status !== 429);
+    if (!notSvc) return;
+    const answered = err.code === 'invalid_response' ? 'with something that is not its JSON' : `${err.status}`;
+    throw new CliError(
+      `${printable(baseUrl)} does not look like svc's API: GET /api/version answered ${answered}, so no webhook was checked (a 404 there is a wrong base URL, not missing webhooks); set --base-url or SVC_BASE_URL to the address svc runs at, without /api`,
+      EXIT_UNREACHABLE,
+    );
+  }
+}
 
 async function once(io: CliIo, options: WatchOptions, json: boolean): Promise<number> {
   const watcher = watchWebhooks(options);

@@ -93,12 +93,21 @@ describe('board order: taking a board for an event (start)', () => {
     expect(script.indexOf('local function gone')).toBeLessThan(script.indexOf('not gone(holder)'));
   });
 
+  it('answers the missing numbers the first time an event waits for a gap, and only the wait after', async () => {
+    const first = fakeRedis([0, 120_000, 1]);
+    expect(await new BoardOrder(first.redis, PREFIX, 120_000, 1).start('b1', 'd-x', 211, 0)).toStrictEqual({ run: false, waitMs: 120_000, missing: { from: 1, to: 210 } });
+    expect(first.calls[0]!.script).toContain("redis.call('HSETNX', job, 'svcGapWait', now) == 1");
+    const again = fakeRedis([0, 90_000]);
+    expect(await new BoardOrder(again.redis, PREFIX, 120_000, 1).start('b1', 'd-x', 211, 30_000)).toStrictEqual({ run: false, waitMs: 90_000 });
+  });
+
   it('sends a script that counts the wait for a gap from the event\'s first turn, and marks an event that must wait as waiting for its turn until it runs', async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0);
     const script = calls[0]!.script;
     expect(script).toContain("redis.call('HSET', job, 'svcFirstTurn', now)");
-    expect(script).toContain('if now - first < gapWait then return wait(gapWait - (now - first)) end');
+    expect(script).toContain('if now - first < gapWait then');
+    expect(script).toContain('local answer = wait(gapWait - (now - first))');
     expect(script).toContain("if not probe then redis.call('HSET', job, 'svcTurnWait', 1) end");
     expect(script).toContain("redis.call('HDEL', job, 'svcTurnWait')");
   });

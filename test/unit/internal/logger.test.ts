@@ -15,11 +15,13 @@ describe('consoleJsonSink: JSON lines through the console (Workers, Vercel Edge)
   });
   afterEach(() => jest.restoreAllMocks());
 
-  it.each(['debug', 'info', 'warn', 'error'] as const)('writes a %s line with the console method of its level', (level) => {
+  it.each(['debug', 'info', 'warn', 'error'] as const)('writes a %s line with the console method of its level, shaped as the default pino line', (level) => {
     consoleJsonSink()(level, { deliveryId: 'd' }, 'hello');
     expect(spies[level]).toHaveBeenCalledTimes(1);
     const line = JSON.parse(spies[level].mock.calls[0][0] as string) as Record<string, unknown>;
-    expect(line).toMatchObject({ level, deliveryId: 'd', msg: 'hello' });
+    // pino's number for the level and its name, as the Node build's default logger writes them.
+    expect(line).toMatchObject({ level: pino.levels.values[level], name: 'svc-webhooks', deliveryId: 'd', msg: 'hello' });
+    expect(Object.keys(line).slice(0, 3)).toEqual(['level', 'time', 'name']);
     expect(typeof line.time).toBe('number');
   });
 
@@ -31,7 +33,7 @@ describe('consoleJsonSink: JSON lines through the console (Workers, Vercel Edge)
   it('still writes a line, with a note, when the fields cannot be written as JSON', () => {
     consoleJsonSink()('warn', { big: BigInt(1) }, 'hello');
     const line = JSON.parse(spies.warn.mock.calls[0][0] as string) as Record<string, unknown>;
-    expect(line).toMatchObject({ level: 'warn', msg: 'hello', note: 'the fields of this line could not be written as JSON' });
+    expect(line).toMatchObject({ level: 40, msg: 'hello', note: 'the fields of this line could not be written as JSON' });
     expect(line).not.toHaveProperty('big');
   });
 });

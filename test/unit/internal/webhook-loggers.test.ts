@@ -81,3 +81,23 @@ describe('webhookLoggers', () => {
     await expect(webhookLoggers(parent, 'board', []).flush()).resolves.toBeUndefined();
   });
 });
+
+describe('the default logger on Deno', () => {
+  afterEach(() => {
+    delete (globalThis as { Deno?: unknown }).Deno;
+    jest.restoreAllMocks();
+  });
+
+  it('writes pino-shaped JSON lines through the console, so it needs no --allow-sys or --allow-env (pino reads both)', () => {
+    (globalThis as { Deno?: unknown }).Deno = { version: { deno: '2' } };
+    const info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
+    jest.isolateModules(() => {
+      // A fresh module: the default logger is made once per process.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const fresh = require('../../../src/internal/webhook-loggers') as typeof import('../../../src/internal/webhook-loggers');
+      fresh.webhookLoggers(undefined, 'board', []).logger.info({ deliveryId: 'd' }, 'hello');
+    });
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(info.mock.calls[0]![0] as string)).toMatchObject({ level: 30, name: 'svc-webhooks', webhook: 'board', deliveryId: 'd', msg: 'hello' });
+  });
+});
