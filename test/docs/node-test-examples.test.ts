@@ -16,9 +16,14 @@ function asUserWritesIt(file: string): string {
     .trim();
 }
 
+/** A block run under `tsx --test` instead (test/docs/examples.test.ts checks those). */
+function runsWithTsx(block: CodeBlock): boolean {
+  return /^<!-- runs with tsx --test as \S+ -->$/.test((read(block.file).split('\n')[block.line - 2] ?? '').trim());
+}
+
 const nodeTests = documentationFiles()
   .flatMap(codeBlocks)
-  .filter((b) => b.lang === 'ts' && /from 'node:test'/.test(b.code))
+  .filter((b) => b.lang === 'ts' && /from 'node:test'/.test(b.code) && !runsWithTsx(b))
   .map((b) => [`${b.file}:${b.line}`, b] as const);
 
 describe('the node:test examples of docs/', () => {
