@@ -40,9 +40,18 @@ function rule(name, comment, from, to) {
 
 const upward = [
   ...UPPER.slice(1).map(([name, path], i) =>
-    rule(`${name}-imports-down`, `src/${name} sits below ${UPPER.slice(0, i + 1).map(([n]) => n).join(', ')} (ARCHITECTURE.md): it may import only itself and the layers below it.`, path, anyOf(UPPER.slice(0, i + 1))),
+    rule(
+      `${name}-imports-down`,
+      `src/${name} sits below ${UPPER.slice(0, i + 1)
+        .map(([n]) => n)
+        .join(', ')} (ARCHITECTURE.md): it may import only itself and the layers below it.`,
+      path,
+      anyOf(UPPER.slice(0, i + 1)),
+    ),
   ),
-  ...STAGES.map(([name, path]) => rule(`${name}-imports-down`, `src/${name} is a stage of the pipeline, below ${UPPER.map(([n]) => n).join(', ')} (ARCHITECTURE.md).`, path, anyOf(UPPER))),
+  ...STAGES.map(([name, path]) =>
+    rule(`${name}-imports-down`, `src/${name} is a stage of the pipeline, below ${UPPER.map(([n]) => n).join(', ')} (ARCHITECTURE.md).`, path, anyOf(UPPER)),
+  ),
   ...STAGES.map(([name, path]) =>
     rule(
       `${name}-imports-no-other-stage`,
@@ -52,7 +61,12 @@ const upward = [
     ),
   ),
   ...SHARED.map(([name, path], i) =>
-    rule(`${name}-imports-down`, `src/${name} is shared by the layers above it (ARCHITECTURE.md): it may import only itself and the shared layers below it.`, path, anyOf([...UPPER, ...STAGES, ...SHARED.slice(0, i)])),
+    rule(
+      `${name}-imports-down`,
+      `src/${name} is shared by the layers above it (ARCHITECTURE.md): it may import only itself and the shared layers below it.`,
+      path,
+      anyOf([...UPPER, ...STAGES, ...SHARED.slice(0, i)]),
+    ),
   ),
 ];
 

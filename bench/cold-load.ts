@@ -24,15 +24,21 @@ export interface ColdLoadSpec {
 export const COLD_LOADS: readonly ColdLoadSpec[] = [
   { name: 'svc-require', label: "svc-webhooks, require('svc-webhooks')", subject: 'svc-webhooks', specifier: 'svc-webhooks', mode: 'require' },
   { name: 'svc-import', label: "svc-webhooks, import('svc-webhooks')", subject: 'svc-webhooks', specifier: 'svc-webhooks', mode: 'import' },
-  { name: 'svc-testing-require', label: "svc-webhooks/testing, require", subject: 'svc-webhooks', specifier: 'svc-webhooks/testing', mode: 'require' },
+  { name: 'svc-testing-require', label: 'svc-webhooks/testing, require', subject: 'svc-webhooks', specifier: 'svc-webhooks/testing', mode: 'require' },
   { name: 'svc-testing-import', label: 'svc-webhooks/testing, import', subject: 'svc-webhooks', specifier: 'svc-webhooks/testing', mode: 'import' },
   // The CLI's module, as bin/svc-webhooks.js requires it (not an export of the package).
-  { name: 'svc-cli-require', label: 'svc-webhooks CLI (dist/cli/main.js), require', subject: 'svc-webhooks', specifier: './node_modules/svc-webhooks/dist/cli/main.js', mode: 'require' },
+  {
+    name: 'svc-cli-require',
+    label: 'svc-webhooks CLI (dist/cli/main.js), require',
+    subject: 'svc-webhooks',
+    specifier: './node_modules/svc-webhooks/dist/cli/main.js',
+    mode: 'require',
+  },
   // svc-webhooks's runtime dependencies, from its install: what the default setup adds when it
   // makes its logger (pino) and reads its first body on Node (raw-body).
   { name: 'pino-require', label: 'pino (a dependency of svc-webhooks), require', subject: 'svc-webhooks', specifier: 'pino', mode: 'require' },
   { name: 'raw-body-require', label: 'raw-body (a dependency of svc-webhooks), require', subject: 'svc-webhooks', specifier: 'raw-body', mode: 'require' },
-  { name: 'octokit-import', label: "@octokit/webhooks, import (ESM only)", subject: '@octokit/webhooks', specifier: '@octokit/webhooks', mode: 'import' },
+  { name: 'octokit-import', label: '@octokit/webhooks, import (ESM only)', subject: '@octokit/webhooks', specifier: '@octokit/webhooks', mode: 'import' },
   { name: 'standard-require', label: 'standardwebhooks, require', subject: 'standardwebhooks', specifier: 'standardwebhooks', mode: 'require' },
   { name: 'standard-import', label: 'standardwebhooks, import', subject: 'standardwebhooks', specifier: 'standardwebhooks', mode: 'import' },
 ];
@@ -49,7 +55,8 @@ export interface ColdLoadResult {
 
 function script(spec: ColdLoadSpec): string {
   const report = 'const cpu = process.cpuUsage(cpu0); process.stdout.write(JSON.stringify([performance.now() - t0, (cpu.user + cpu.system) / 1000]));';
-  const load = spec.mode === 'import' ? `import(${JSON.stringify(spec.specifier)}).then(() => { ${report} })` : `require(${JSON.stringify(spec.specifier)}); ${report}`;
+  const load =
+    spec.mode === 'import' ? `import(${JSON.stringify(spec.specifier)}).then(() => { ${report} })` : `require(${JSON.stringify(spec.specifier)}); ${report}`;
   return `const cpu0 = process.cpuUsage(), t0 = performance.now(); ${load}`;
 }
 
@@ -69,7 +76,14 @@ export function measureColdLoads(installs: Installs, runs: number): ColdLoadResu
       times.get(spec.name)!.cpu.push(cpu);
     }
   }
-  return COLD_LOADS.map((spec) => ({ name: spec.name, label: spec.label, mode: spec.mode, wallMs: median(times.get(spec.name)!.wall), cpuMs: median(times.get(spec.name)!.cpu), runs }));
+  return COLD_LOADS.map((spec) => ({
+    name: spec.name,
+    label: spec.label,
+    mode: spec.mode,
+    wallMs: median(times.get(spec.name)!.wall),
+    cpuMs: median(times.get(spec.name)!.cpu),
+    runs,
+  }));
 }
 
 /** The install of svc-webhooks, for the startup children that load the package as a user's server does. */

@@ -93,7 +93,8 @@ if (require.main === module && process.argv.includes('--out')) {
 } else if (require.main === module) {
   void Promise.resolve(deliveryPathOfCompiled(true)).then((path) => {
     process.stdout.write(`one board delivery passes ${path.files.length} files and ${path.functionCount} functions of src/\n`);
-    if (process.argv.includes('--list')) for (const f of path.files) process.stdout.write(`  ${String(f.functions).padStart(3)}  ${f.file}  ${f.names.join(', ')}\n`);
+    if (process.argv.includes('--list'))
+      for (const f of path.files) process.stdout.write(`  ${String(f.functions).padStart(3)}  ${f.file}  ${f.names.join(', ')}\n`);
     process.exit(0);
   });
 }

@@ -58,7 +58,6 @@ export function traceReceiver(store: DeliveryStore): ReceiverPhases {
     marks.claimEnd = clock();
     return result;
   };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Queue } = require('bullmq') as typeof import('bullmq');
   const add = Queue.prototype.add;
   Queue.prototype.add = async function (this: InstanceType<typeof Queue>, ...args: Parameters<typeof add>) {

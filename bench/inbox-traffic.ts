@@ -32,12 +32,25 @@ const TEMPLATE = JSON.parse(readFileSync(join(ROOT, 'examples', 'fixtures', 'boa
 
 export function signedEvent(board: string, sequence: number): SignedEvent {
   const id = randomUUID();
-  const body = JSON.stringify({ ...TEMPLATE, id, sequence, board: { ...(TEMPLATE.board as object), id: board }, task: { ...(TEMPLATE.task as object), board_id: board } });
+  const body = JSON.stringify({
+    ...TEMPLATE,
+    id,
+    sequence,
+    board: { ...(TEMPLATE.board as object), id: board },
+    task: { ...(TEMPLATE.task as object), board_id: board },
+  });
   const ts = String(Math.floor(Date.now() / 1000));
   const mac = createHmac('sha256', SVC_SECRET).update(`${ts}.`).update(body).digest('hex');
   return {
     body,
-    headers: { 'content-type': 'application/json', 'x-svc-event': 'task.updated', 'x-svc-delivery': id, 'x-svc-timestamp': ts, 'x-svc-signature': `v1=${mac}`, 'content-length': String(Buffer.byteLength(body)) },
+    headers: {
+      'content-type': 'application/json',
+      'x-svc-event': 'task.updated',
+      'x-svc-delivery': id,
+      'x-svc-timestamp': ts,
+      'x-svc-signature': `v1=${mac}`,
+      'content-length': String(Buffer.byteLength(body)),
+    },
   };
 }
 
@@ -68,7 +81,14 @@ export function percentile(values: readonly number[], p: number): number {
  * the loop starts; the answer tells this process's CPU time and GC pauses over the loop, and with
  * `marked` each delivery's id, when it was sent and its time to 2xx.
  */
-export async function openLoop(port: number, rate: number, seconds: number, warmUp: number, onStart: () => void, marked = false): Promise<LatencyFigures & { cpuSeconds: number; sent?: SentMark[] }> {
+export async function openLoop(
+  port: number,
+  rate: number,
+  seconds: number,
+  warmUp: number,
+  onStart: () => void,
+  marked = false,
+): Promise<LatencyFigures & { cpuSeconds: number; sent?: SentMark[] }> {
   const agent = new Agent({ keepAlive: true });
   try {
     await Promise.all(Array.from({ length: warmUp }, () => post(port, signedEvent(`${WARM_UP_BOARD}${randomUUID().slice(-12)}`, 1), agent)));

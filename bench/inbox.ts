@@ -40,8 +40,28 @@ export interface InboxConfig {
   readonly boardCounts: readonly number[];
 }
 
-export const INBOX_FULL: InboxConfig = { slowHandlerMs: 5000, latencyRate: 200, latencySeconds: 10, latencyWarmUp: 20_000, latencyAttempts: 3, stallSeconds: 20, throughputDeliveries: 5000, orderedEvents: 2000, boardCounts: [1, 10, 1000] };
-export const INBOX_SMOKE: InboxConfig = { slowHandlerMs: 100, latencyRate: 50, latencySeconds: 0.3, latencyWarmUp: 20, latencyAttempts: 1, stallSeconds: 0.5, throughputDeliveries: 100, orderedEvents: 60, boardCounts: [1, 10, 1000] };
+export const INBOX_FULL: InboxConfig = {
+  slowHandlerMs: 5000,
+  latencyRate: 200,
+  latencySeconds: 10,
+  latencyWarmUp: 20_000,
+  latencyAttempts: 3,
+  stallSeconds: 20,
+  throughputDeliveries: 5000,
+  orderedEvents: 2000,
+  boardCounts: [1, 10, 1000],
+};
+export const INBOX_SMOKE: InboxConfig = {
+  slowHandlerMs: 100,
+  latencyRate: 50,
+  latencySeconds: 0.3,
+  latencyWarmUp: 20,
+  latencyAttempts: 1,
+  stallSeconds: 0.5,
+  throughputDeliveries: 100,
+  orderedEvents: 60,
+  boardCounts: [1, 10, 1000],
+};
 
 /** Time to 2xx as the sender saw it, and the receiver's own time from arrival to answer (its delivery records). */
 export interface LatencyReport extends LatencyFigures {
@@ -101,7 +121,7 @@ class Proc {
   constructor(readonly child: ChildProcess) {
     child.stdout!.on('data', (chunk: Buffer) => {
       this.out += chunk.toString();
-      for (const w of [...this.waiters]) {
+      for (const w of this.waiters.slice()) {
         const m = w.pattern.exec(this.out);
         if (m) {
           this.waiters.splice(this.waiters.indexOf(w), 1);
@@ -121,7 +141,8 @@ class Proc {
   wait(pattern: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
     const found = pattern.exec(this.out);
     if (found) return Promise.resolve(found);
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.reject(new Error(`bench inbox: a child exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}`));
+    if (this.child.exitCode !== null || this.child.signalCode !== null)
+      return Promise.reject(new Error(`bench inbox: a child exited (${this.child.exitCode ?? this.child.signalCode}) before ${pattern}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`bench inbox: no ${pattern} within ${timeoutMs} ms`)), timeoutMs);
       this.waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
@@ -259,7 +280,13 @@ async function inboxLatency(redisUrl: string, config: InboxConfig, mode: Latency
 
 async function latencyOnce(redisUrl: string, config: InboxConfig, mode: LatencyMode, pin: boolean, phases: boolean): Promise<LatencyReport> {
   const core = (n: 0 | 1) => (pin ? n : undefined);
-  const env = { SVC_BENCH_REDIS_URL: redisUrl, HANDLER_MS: String(config.slowHandlerMs), MODE: mode, INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}`, PHASES: phases ? '1' : '0' };
+  const env = {
+    SVC_BENCH_REDIS_URL: redisUrl,
+    HANDLER_MS: String(config.slowHandlerMs),
+    MODE: mode,
+    INBOX_PREFIX: `bench${randomUUID().slice(0, 8)}`,
+    PHASES: phases ? '1' : '0',
+  };
   const redis = new Redis(redisUrl);
   const unpinRedis = pin ? pinRedis(redisUrl, 0) : undefined;
   const r = await receiver(env, core(0), false);
@@ -271,11 +298,20 @@ async function latencyOnce(redisUrl: string, config: InboxConfig, mode: LatencyM
     // A receiver that has run for a while runs code the JIT has optimised; a fresh one interprets
     // it. The warm-up deliveries' handlers return at once, and the worker is done with them before
     // the measurement starts.
-    await send(r.port, Array.from({ length: config.latencyWarmUp }, () => signedEvent(`${WARM_UP_BOARD}${randomUUID().slice(-12)}`, 1)));
+    await send(
+      r.port,
+      Array.from({ length: config.latencyWarmUp }, () => signedEvent(`${WARM_UP_BOARD}${randomUUID().slice(-12)}`, 1)),
+    );
     if (worker) await worker.wait(/warmed\n/, 60_000);
     // The CPU the bench's own processes use over the open loop, to tell what other processes took.
     const ours = async () => cpuSecondsOf(r.proc.child.pid) + cpuSecondsOf(worker?.child.pid) + (await redisCpuSeconds(redis));
-    sender = Proc.start('sender', { PHASES: env.PHASES, PORT: String(r.port), RATE: String(config.latencyRate), SECONDS: String(config.latencySeconds), WARM_UP: String(WARM_UP) });
+    sender = Proc.start('sender', {
+      PHASES: env.PHASES,
+      PORT: String(r.port),
+      RATE: String(config.latencyRate),
+      SECONDS: String(config.latencySeconds),
+      WARM_UP: String(WARM_UP),
+    });
     await sender.wait(/start\n/, 30_000);
     const before = { at: performance.now(), busy: machineBusySeconds(), ours: await ours() };
     const [, sent] = await sender.wait(/result (.+)\n/, 30_000 + config.latencySeconds * 1000 + config.slowHandlerMs);
@@ -325,7 +361,21 @@ export async function measureInbox(redisUrl: string, config: InboxConfig, say: (
     say(`  ordered, ${boards} board(s): ${Math.round(perSecond)} events/s (${events.length} events, one worker)`);
   }
   pooled.destroy();
-  return { slowHandlerMs: config.slowHandlerMs, latencyRate: config.latencyRate, warmUp: config.latencyWarmUp, attempts: config.latencyAttempts, inbox, floor, phases: traced.phases ?? [], direct, pinned, stalls, enqueuedPerSecond: enqueued, processedPerSecond: processed, ordered };
+  return {
+    slowHandlerMs: config.slowHandlerMs,
+    latencyRate: config.latencyRate,
+    warmUp: config.latencyWarmUp,
+    attempts: config.latencyAttempts,
+    inbox,
+    floor,
+    phases: traced.phases ?? [],
+    direct,
+    pinned,
+    stalls,
+    enqueuedPerSecond: enqueued,
+    processedPerSecond: processed,
+    ordered,
+  };
 }
 
 /**
@@ -343,7 +393,8 @@ async function main(): Promise<void> {
   compileForChildren();
   const redis = await RedisServer.start({ appendOnly: false });
   try {
-    if (flag('--latency')) console.log(`the machine's own stalls over ${INBOX_FULL.stallSeconds} s: ${describeStalls(await measureStalls(INBOX_FULL.stallSeconds))}`);
+    if (flag('--latency'))
+      console.log(`the machine's own stalls over ${INBOX_FULL.stallSeconds} s: ${describeStalls(await measureStalls(INBOX_FULL.stallSeconds))}`);
     for (let round = 1; round <= rounds; round++) {
       if (flag('--latency')) {
         for (const mode of ['inbox', 'floor'] as const) {

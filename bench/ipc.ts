@@ -122,7 +122,7 @@ export function serveRequests(handlers: Record<string, (message: Message) => unk
       })
       .then(
         (reply) => process.send!({ id, reply }),
-        (err: unknown) => process.send!({ id, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+        (err: unknown) => process.send!({ id, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
       );
   });
   process.on('disconnect', () => process.exit(0));

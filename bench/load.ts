@@ -40,7 +40,21 @@ interface ServerWindow {
 const IPC_SLACK_MS = 20_000;
 
 function failed(stack: Stack, size: BodySize, round: number, problem: string): Cell {
-  return { stack: stack.name, size, round, ok: false, problem, rps: 0, p50Ms: 0, p99Ms: 0, cpuUsPerRequest: 0, peakRssMb: 0, loadgenCpuShare: 0, completed: 0, otherCores: Number.NaN };
+  return {
+    stack: stack.name,
+    size,
+    round,
+    ok: false,
+    problem,
+    rps: 0,
+    p50Ms: 0,
+    p99Ms: 0,
+    cpuUsPerRequest: 0,
+    peakRssMb: 0,
+    loadgenCpuShare: 0,
+    completed: 0,
+    otherCores: Number.NaN,
+  };
 }
 
 function describeFailure(result: LoadResult): string | undefined {
@@ -67,7 +81,11 @@ export async function withLoadGenerator<T>(work: (loadgen: Child) => Promise<T>)
 /** One measured run on a fresh server: probe, warm up, then measure over a window both children agree on. */
 export async function runCell(stack: Stack, size: BodySize, round: number, config: BenchConfig, loadgen: Child, options: CellOptions = {}): Promise<Cell> {
   const bun = stack.runtime === 'bun';
-  const server = Child.start(`server ${stack.name}`, childScript(bun ? 'children/bun-server' : 'children/server'), { core: 0, args: [stack.name], runtime: stack.runtime ?? 'node' });
+  const server = Child.start(`server ${stack.name}`, childScript(bun ? 'children/bun-server' : 'children/server'), {
+    core: 0,
+    args: [stack.name],
+    runtime: stack.runtime ?? 'node',
+  });
   try {
     const { port } = await server.request<{ port: number }>({ type: 'listen' }, IPC_SLACK_MS);
     const load = (seconds: number): LoadRequest => ({
@@ -158,7 +176,7 @@ export async function runRounds(config: BenchConfig, report: (cell: Cell, retry:
     const order = round % 2 === 1 ? stacks : [...stacks].reverse();
     for (const size of config.sizes) for (const stack of order) plan.push({ stack, size, round });
   }
-  const cells: Cell[] = new Array(plan.length);
+  const cells: Cell[] = []; // filled by index as the lanes finish
   const budget = { retries: config.retryBudget };
   let next = 0;
   const lane = (loadgen: Child) => async () => {

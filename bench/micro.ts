@@ -12,7 +12,9 @@ export async function measureStages(config: BenchConfig): Promise<StageReport[]>
   try {
     const reports: StageReport[] = [];
     for (const size of config.sizes) {
-      reports.push(await child.request<StageReport>({ type: 'measure', size, iterations: config.stageIterations[size], batches: config.stageBatches }, TIMEOUT_MS));
+      reports.push(
+        await child.request<StageReport>({ type: 'measure', size, iterations: config.stageIterations[size], batches: config.stageBatches }, TIMEOUT_MS),
+      );
     }
     return reports;
   } finally {

@@ -35,7 +35,11 @@ export interface Installs {
 }
 
 function npm(args: string[], cwd: string): string {
-  const out = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  const out = spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   if (out.status !== 0) throw new Error(`bench: npm ${args.join(' ')} failed in ${cwd}:\n${out.stdout}${out.stderr}`);
   return out.stdout;
 }
@@ -68,7 +72,10 @@ export function measureNodeModules(dir: string): { packages: number; bytes: numb
 export function preparePackages(): Installs {
   rmSync(PACKAGE_DIR, { recursive: true, force: true });
   mkdirSync(PACKAGE_DIR, { recursive: true });
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', PACKAGE_DIR, '--loglevel=error'], ROOT)) as Array<{ filename: string; version: string }>;
+  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', PACKAGE_DIR, '--loglevel=error'], ROOT)) as Array<{
+    filename: string;
+    version: string;
+  }>;
   const specs: Record<Subject, { spec: string; version: string }> = {
     'svc-webhooks': { spec: join(PACKAGE_DIR, packed!.filename), version: packed!.version },
     '@octokit/webhooks': { spec: `@octokit/webhooks@${lockedVersion('@octokit/webhooks')}`, version: lockedVersion('@octokit/webhooks') },

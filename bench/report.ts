@@ -80,7 +80,9 @@ export function loadTable(cells: readonly Cell[], size: BodySize): string {
     ];
   });
   const text = table(['Stack', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'peak RSS MB', 'load-gen CPU', 'other CPU (cores)'], rows);
-  return bound ? `${text}\n\n† The load generator was busy ${LOADGEN_BOUND * 100} % of its core or more: it, not the server, set this req/s; compare CPU per request instead.` : text;
+  return bound
+    ? `${text}\n\n† The load generator was busy ${LOADGEN_BOUND * 100} % of its core or more: it, not the server, set this req/s; compare CPU per request instead.`
+    : text;
 }
 
 function ratioTable(cells: readonly Cell[], size: BodySize): string {
@@ -139,13 +141,21 @@ export function startupSection(startup: readonly StartupResult[]): string {
     mark(r, 'listening'),
     mark(r, 'firstResponse'),
   ]);
-  return table(['Stack', 'spawn → first 2xx received', 'node ready', 'Express loaded', 'all modules loaded', 'middleware built', 'listening', 'first 2xx sent'], rows);
+  return table(
+    ['Stack', 'spawn → first 2xx received', 'node ready', 'Express loaded', 'all modules loaded', 'middleware built', 'listening', 'first 2xx sent'],
+    rows,
+  );
 }
 
 function storeSection(store: StoreReport): string {
   const rows = [
     ['all ids within one generation (a burst)', fixed(store.burst.tableBytesPerId, 1), fixed(store.burst.heapBytesPerId, 1), String(store.burst.generations)],
-    ['ids spread evenly over the retention window', fixed(store.spread.tableBytesPerId, 1), fixed(store.spread.heapBytesPerId, 1), String(store.spread.generations)],
+    [
+      'ids spread evenly over the retention window',
+      fixed(store.spread.tableBytesPerId, 1),
+      fixed(store.spread.heapBytesPerId, 1),
+      String(store.spread.generations),
+    ],
   ];
   return (
     `${table([`${grouped(store.ids)} remembered ids`, 'bytes/id (id tables)', 'bytes/id (heap growth after GC)', 'generations'], rows)}\n\n` +
@@ -155,7 +165,15 @@ function storeSection(store: StoreReport): string {
 }
 
 function inboxSection(inbox: InboxReport): string {
-  const row = (mode: string, f: InboxReport['inbox']) => [mode, fixed(f.p50, 2), fixed(f.p99, 2), fixed(f.receiverP50, 2), fixed(f.receiverP99, 2), String(f.count), String(f.non2xx)];
+  const row = (mode: string, f: InboxReport['inbox']) => [
+    mode,
+    fixed(f.p50, 2),
+    fixed(f.p99, 2),
+    fixed(f.receiverP50, 2),
+    fixed(f.receiverP99, 2),
+    String(f.count),
+    String(f.non2xx),
+  ];
   const latency = table(
     ['mode', 'time to 2xx p50 (ms)', 'p99 (ms)', 'in the receiver p50 (ms)', 'p99 (ms)', 'deliveries', 'not 2xx'],
     [
@@ -172,7 +190,7 @@ function inboxSection(inbox: InboxReport): string {
     `Handler of ${grouped(inbox.slowHandlerMs)} ms, ${inbox.latencyRate} deliveries/s (open loop) to one receiver process with the Redis store, ` +
     `once it has taken ${grouped(inbox.warmUp)} deliveries (its code optimised by the JIT and its young generation settled, as in a receiver that has run for a while). ` +
     `The sender is a process of its own; in inbox mode one worker process (concurrency 2,000) runs the handlers meanwhile, ` +
-    `${inbox.pinned ? 'the receiver and redis-server pinned to one core (they take turns: the receiver waits while Redis works) and the worker to the other, so that neither waits behind the worker\'s CPU, as on machines of their own; the sender runs where the scheduler puts it' : 'every process where the scheduler puts it'}. ` +
+    `${inbox.pinned ? "the receiver and redis-server pinned to one core (they take turns: the receiver waits while Redis works) and the worker to the other, so that neither waits behind the worker's CPU, as on machines of their own; the sender runs where the scheduler puts it" : 'every process where the scheduler puts it'}. ` +
     `The floor is the same processes doing the same work, but its receiver answers as soon as it has read, verified and parsed the delivery (the node floor's code) and does the inbox's work on it (claim, enqueue, commit) after the answer instead of before it: no receiver that verifies a delivery is faster on this machine under this load. ` +
     `Time to 2xx is timed by the sender, from the request to the answer's headers; "in the receiver" is the receiver's own time from the request's arrival to its answer (its delivery records; the floor's own timing), ` +
     `which leaves out the sender's and the kernel's share. The sender signs its deliveries before its loop and runs with a young generation larger than the loop allocates, so that no GC pause of its own counts as the receiver's time (its pauses during the loops: ${[inbox.inbox, inbox.floor, inbox.direct].map((f) => f.senderGc.pauses).join(', ')}, for the inbox, the floor and direct). ` +
@@ -208,10 +226,17 @@ function accountingSection(profiles: readonly ProfileResult[]): string {
     `**The default Express mount and @octokit/webhooks, side by side** (2 KB; CPU µs per request of each profiled window, split by each package's share of the self-time samples; the profiler adds its own cost to both):`,
     table(
       ['Package (self time)', 'svc-webhooks µs', '@octokit/webhooks µs', 'difference'],
-      [...packageRows.map((r) => row(r.name, r.a, r.b)), row('packages under 0.5 µs', rest(svc), rest(peer)), row('**total**', svc.cpuUsPerRequest, peer.cpuUsPerRequest)],
+      [
+        ...packageRows.map((r) => row(r.name, r.a, r.b)),
+        row('packages under 0.5 µs', rest(svc), rest(peer)),
+        row('**total**', svc.cpuUsPerRequest, peer.cpuUsPerRequest),
+      ],
     ),
     `svc-webhooks' own code (src/) by file, µs per request of self time:`,
-    table(['File', 'µs'], files.map((f) => [f.name, fixed((f.percent * svc.cpuUsPerRequest) / 100, 1)])),
+    table(
+      ['File', 'µs'],
+      files.map((f) => [f.name, fixed((f.percent * svc.cpuUsPerRequest) / 100, 1)]),
+    ),
   ].join('\n\n');
 }
 
@@ -231,13 +256,18 @@ function profileSection(profiles: readonly ProfileResult[]): string {
 
 function targetsTable(targets: readonly Target[]): string {
   const verdict = (t: Target) => (t.info ? 'shown' : t.met === undefined ? 'no figure' : t.met ? '**met**' : '**not met**');
-  return table(['Target', 'Measured', 'Verdict'], targets.map((t) => [t.target, t.measured, verdict(t)]));
+  return table(
+    ['Target', 'Measured', 'Verdict'],
+    targets.map((t) => [t.target, t.measured, verdict(t)]),
+  );
 }
 
 export function renderMarkdown(r: RunResults): string {
   const m = r.machine;
   const c = r.config;
-  const packages = Object.entries(m.packages).map(([n, v]) => `${n} ${v}`).join(', ');
+  const packages = Object.entries(m.packages)
+    .map(([n, v]) => `${n} ${v}`)
+    .join(', ');
   const notes = closingNotes(r);
   return `# Benchmarks
 
@@ -359,4 +389,3 @@ export function renderTerminal(r: Pick<RunResults, 'cells' | 'targets' | 'inbox'
     targetsTable(r.targets),
   ].join('\n');
 }
-

@@ -50,7 +50,13 @@ async function profile(config: BenchConfig): Promise<ProfileResult[]> {
   ] as const) {
     const cell = await withLoadGenerator((loadgen) => runCell(stack(name), size as BodySize, 0, config, loadgen, { profileName: `${name}-${size}` }));
     if (!cell.ok || cell.profile === undefined) throw new Error(`profiling ${name} failed: ${cell.problem}`);
-    results.push({ title: `${stack(name).label}, ${size === '2kb' ? '2 KB' : '250 KB'} body`, stack: name, size, cpuUsPerRequest: cell.cpuUsPerRequest, summary: summariseProfile(cell.profile) });
+    results.push({
+      title: `${stack(name).label}, ${size === '2kb' ? '2 KB' : '250 KB'} body`,
+      stack: name,
+      size,
+      cpuUsPerRequest: cell.cpuUsPerRequest,
+      summary: summariseProfile(cell.profile),
+    });
     say(`  profiled ${name} ${size}: ${relative(ROOT, cell.profile)}`);
   }
   return results;
@@ -110,7 +116,9 @@ async function compare(names: readonly string[]): Promise<void> {
       for (const { name } of stacks) {
         const rps = of(name, (c) => c.rps);
         const cpu = of(name, (c) => c.cpuUsPerRequest);
-        say(`${s.padEnd(6)} ${name.padEnd(24)} ${grouped(rps).padStart(7)} req/s ${fixed(cpu, 1).padStart(7)} µs/req   vs ${base}: req/s ${fixed(rps / of(base, (c) => c.rps), 3)}×  CPU ${fixed(cpu / of(base, (c) => c.cpuUsPerRequest), 3)}×`);
+        say(
+          `${s.padEnd(6)} ${name.padEnd(24)} ${grouped(rps).padStart(7)} req/s ${fixed(cpu, 1).padStart(7)} µs/req   vs ${base}: req/s ${fixed(rps / of(base, (c) => c.rps), 3)}×  CPU ${fixed(cpu / of(base, (c) => c.cpuUsPerRequest), 3)}×`,
+        );
       }
     }
   } finally {
@@ -139,13 +147,19 @@ async function packageOnly(): Promise<void> {
   const { installs, coldLoads } = packageFigures(config);
   say('startup...');
   const startup: StartupResult[] = await measureStartup(config.startupRuns);
-  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), [stack('svc-board-web'), stack('web-floor'), stack('svc-board-bun'), stack('bun-floor')]);
+  const cells = await runRounds(config, (cell, retry) => say(describeCell(cell, retry)), [
+    stack('svc-board-web'),
+    stack('web-floor'),
+    stack('svc-board-bun'),
+    stack('bun-floor'),
+  ]);
   say('');
   say(packageSection({ sizes: installs.sizes, coldLoads }));
   say('');
   say(startupSection(startup));
   say('');
-  for (const t of packageTargets({ coldLoads, sizes: installs.sizes, startup, cells })) say(`- ${t.target}: ${t.measured} (${t.met === undefined ? 'no figure' : t.met ? 'met' : 'not met'})`);
+  for (const t of packageTargets({ coldLoads, sizes: installs.sizes, startup, cells }))
+    say(`- ${t.target}: ${t.measured} (${t.met === undefined ? 'no figure' : t.met ? 'met' : 'not met'})`);
 }
 
 async function main(): Promise<void> {
@@ -200,7 +214,11 @@ async function main(): Promise<void> {
   const watcher = await measureWatcher(config.smoke ? WATCHER_SMOKE : WATCHER_FULL, say);
   const profiles = config.profile ? (say('profiles...'), await profile(config)) : [];
 
-  const targets = [...evaluateTargets(cells, startup, store, inbox), ...packageTargets({ coldLoads, sizes: installs.sizes, startup, cells }), ...pathTargets(path)];
+  const targets = [
+    ...evaluateTargets(cells, startup, store, inbox),
+    ...packageTargets({ coldLoads, sizes: installs.sizes, startup, cells }),
+    ...pathTargets(path),
+  ];
   const results = {
     config,
     machine,
@@ -225,7 +243,11 @@ async function main(): Promise<void> {
     say(`\nwrote ${relative(ROOT, REPORT_FILE)} (${fixed(results.seconds / 60, 1)} min)`);
   }
   const found = problems(cells, stages);
-  for (const [mode, figures] of [['inbox', inbox.inbox], ['floor', inbox.floor], ['direct', inbox.direct]] as const) {
+  for (const [mode, figures] of [
+    ['inbox', inbox.inbox],
+    ['floor', inbox.floor],
+    ['direct', inbox.direct],
+  ] as const) {
     if (figures.non2xx > 0) found.push(`${figures.non2xx} of ${figures.count} deliveries to the ${mode}-mode receiver were not answered 2xx`);
   }
   for (const problem of watcher.problems) found.push(`webhook watcher: ${problem}`);

@@ -51,7 +51,10 @@ async function measureWith(prober: Child, runs: number): Promise<StartupResult[]
   const marks = new Map<string, Array<Record<string, number>>>(STARTUP_STACKS.map((s) => [s.name, []]));
   for (let i = 0; i < runs; i++) {
     for (const stack of STARTUP_STACKS) {
-      const once = await prober.request<StartOnce>({ type: 'start', name: stack.name, module: stack.module, arg: stack.arg ?? '-', path: stack.path }, TIMEOUT_MS);
+      const once = await prober.request<StartOnce>(
+        { type: 'start', name: stack.name, module: stack.module, arg: stack.arg ?? '-', path: stack.path },
+        TIMEOUT_MS,
+      );
       times.get(stack.name)!.push(once.ms);
       marks.get(stack.name)!.push(once.marks);
     }

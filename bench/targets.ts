@@ -119,7 +119,8 @@ export function evaluateTargets(cells: readonly Cell[], startup: readonly Startu
   });
   const traced = ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'cpuUsPerRequest');
   targets.push({
-    target: 'OpenTelemetry SDK registered (every span recorded, metrics aggregated): CPU per request vs the api not installed (board, node:http, 2 KB; shown, no target)',
+    target:
+      'OpenTelemetry SDK registered (every span recorded, metrics aggregated): CPU per request vs the api not installed (board, node:http, 2 KB; shown, no target)',
     measured: `${fixed(traced, 2)}× (req/s ${fixed(ratio(cells, '2kb', 'svc-board-node-otel', 'svc-board-node-no-otel', 'rps'), 2)}×)`,
     met: undefined,
     info: true,
@@ -170,7 +171,7 @@ export function packageTargets({ coldLoads, sizes, startup, cells }: PackageFigu
   const required = load('svc-require');
   const importRatio = (imported?.wallMs ?? Number.NaN) / (octokit?.wallMs ?? Number.NaN);
   targets.push({
-    target: 'cold load of svc-webhooks ≤ 1.5× @octokit/webhooks\' (import, installed packages, fresh processes)',
+    target: "cold load of svc-webhooks ≤ 1.5× @octokit/webhooks' (import, installed packages, fresh processes)",
     measured: `${fixed(importRatio, 2)}× (${fixed(imported?.wallMs, 1)} ms against ${fixed(octokit?.wallMs, 1)} ms; CPU ${fixed((imported?.cpuMs ?? Number.NaN) / (octokit?.cpuMs ?? Number.NaN), 2)}×); require('svc-webhooks') ${fixed(required?.wallMs, 1)} ms, ${fixed((required?.wallMs ?? Number.NaN) / (octokit?.wallMs ?? Number.NaN), 2)}×`,
     met: check(importRatio, (v) => v <= 1.5),
   });

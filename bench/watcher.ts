@@ -47,8 +47,15 @@ function mixOf(boards: number): WatcherReport['mix'] {
 
 /** Calls one of svc's board webhook routes with the person's token. */
 async function boardRoute(svc: FakeSvc, method: 'PUT' | 'DELETE', boardId: string): Promise<void> {
-  const body = method === 'PUT' ? JSON.stringify({ url: `https://hooks.example.com/webhooks/boards/${boardId}`, secret: 'the-benchmarks-board-secret-0123456789' }) : undefined;
-  const res = await fetch(`${svc.baseUrl}/api/boards/${boardId}/webhook`, { method, headers: { authorization: `Bearer ${svc.person.token}` }, ...(body === undefined ? {} : { body }) });
+  const body =
+    method === 'PUT'
+      ? JSON.stringify({ url: `https://hooks.example.com/webhooks/boards/${boardId}`, secret: 'the-benchmarks-board-secret-0123456789' })
+      : undefined;
+  const res = await fetch(`${svc.baseUrl}/api/boards/${boardId}/webhook`, {
+    method,
+    headers: { authorization: `Bearer ${svc.person.token}` },
+    ...(body === undefined ? {} : { body }),
+  });
   if (!res.ok) throw new Error(`${method} of board ${boardId}'s webhook answered ${res.status}`);
 }
 
@@ -85,14 +92,27 @@ export async function measureWatcher(config: WatcherConfig, say: (line: string) 
   // About halfway through the window (the first round takes at most an interval), 1 % more boards
   // begin failing: reporting changes is part of the cost.
   const flipped = Math.ceil(config.boards / 100);
-  const flip = setTimeout(() => {
-    void failDeliveries(svc, boardIds.slice(config.boards - flipped));
-  }, config.intervalMs + config.measureMs / 2);
+  const flip = setTimeout(
+    () => {
+      void failDeliveries(svc, boardIds.slice(config.boards - flipped));
+    },
+    config.intervalMs + config.measureMs / 2,
+  );
   try {
-    say(`  ${grouped(config.boards)} boards every ${fixed(config.intervalMs / 1000, 0)} s (standing for ${fixed(config.realIntervalMs / 60_000, 0)} min), measured for ${fixed(config.measureMs / 1000, 0)} s after the first round...`);
+    say(
+      `  ${grouped(config.boards)} boards every ${fixed(config.intervalMs / 1000, 0)} s (standing for ${fixed(config.realIntervalMs / 60_000, 0)} min), measured for ${fixed(config.measureMs / 1000, 0)} s after the first round...`,
+    );
     const scale = config.realIntervalMs / config.intervalMs;
     const asked = child.request<WatcherChildReport>(
-      { type: 'measure', baseUrl: svc.baseUrl, token: svc.person.token, boards: boardIds, intervalMs: config.intervalMs, measureMs: config.measureMs, maxRequestsPerSecond: DEFAULT_MAX_RPS * scale },
+      {
+        type: 'measure',
+        baseUrl: svc.baseUrl,
+        token: svc.person.token,
+        boards: boardIds,
+        intervalMs: config.intervalMs,
+        measureMs: config.measureMs,
+        maxRequestsPerSecond: DEFAULT_MAX_RPS * scale,
+      },
       config.intervalMs * 3 + config.measureMs + 30_000,
     );
     const figures = await asked;
@@ -109,8 +129,10 @@ export async function measureWatcher(config: WatcherConfig, say: (line: string) 
 function problemsOf(r: WatcherReport): string[] {
   const found: string[] = [];
   const expected = r.config.boards * (r.seconds / (r.config.intervalMs / 1000));
-  if (r.polls < expected * 0.9 || r.polls > expected * 1.1) found.push(`the watcher polled ${r.polls} times in ${fixed(r.seconds, 1)} s; one poll per board per interval is ${fixed(expected, 0)}`);
-  if ((r.states.paused ?? 0) !== r.mix.paused || (r.states.missing ?? 0) !== r.mix.missing) found.push(`the watcher read ${JSON.stringify(r.states)}; the emulated svc held ${JSON.stringify(r.mix)}`);
+  if (r.polls < expected * 0.9 || r.polls > expected * 1.1)
+    found.push(`the watcher polled ${r.polls} times in ${fixed(r.seconds, 1)} s; one poll per board per interval is ${fixed(expected, 0)}`);
+  if ((r.states.paused ?? 0) !== r.mix.paused || (r.states.missing ?? 0) !== r.mix.missing)
+    found.push(`the watcher read ${JSON.stringify(r.states)}; the emulated svc held ${JSON.stringify(r.mix)}`);
   if ((r.states.unreachable ?? 0) > 0) found.push(`${r.states.unreachable} webhooks were unreachable: the emulated svc did not keep up`);
   return found;
 }
@@ -127,8 +149,14 @@ export function watcherSection(r: WatcherReport): string {
     ['boards watched', grouped(c.boards)],
     ['interval measured (standing for)', `${fixed(c.intervalMs / 1000, 0)} s (${fixed(c.realIntervalMs / 60_000, 0)} min: ${fixed(scale, 0)}× compressed)`],
     ['first round, every board checked once', `${fixed(r.firstRoundSeconds, 1)} s`],
-    ['polls in the measured window', `${grouped(r.polls)} in ${fixed(r.seconds, 1)} s: **${grouped(r.polls / r.seconds)} req/s** (one per board per interval: ${grouped(c.boards / (c.intervalMs / 1000))})`],
-    ['request rate to svc at the real interval', `**${fixed(realRate, 1)} req/s** (${grouped(c.boards)} / ${fixed(c.realIntervalMs / 1000, 0)} s); never more than \`maxRequestsPerSecond\`, ${DEFAULT_MAX_RPS} by default, nor more than \`maxInFlight\` (8) at once`],
+    [
+      'polls in the measured window',
+      `${grouped(r.polls)} in ${fixed(r.seconds, 1)} s: **${grouped(r.polls / r.seconds)} req/s** (one per board per interval: ${grouped(c.boards / (c.intervalMs / 1000))})`,
+    ],
+    [
+      'request rate to svc at the real interval',
+      `**${fixed(realRate, 1)} req/s** (${grouped(c.boards)} / ${fixed(c.realIntervalMs / 1000, 0)} s); never more than \`maxRequestsPerSecond\`, ${DEFAULT_MAX_RPS} by default, nor more than \`maxInFlight\` (8) at once`,
+    ],
     ['CPU per poll (user + system, the whole process)', `**${fixed(perPollUs, 0)} µs**`],
     ['CPU at the real interval', `**${fixed(realCpuMsPerSecond, 1)} ms per second** (${fixed(realCpuMsPerSecond / 10, 2)} % of one core)`],
     ['heap per watched board (after GC)', `**${grouped(heapPerBoard)} bytes** (${fixed((r.heapAfter - r.heapBefore) / 1e6, 1)} MB for ${grouped(c.boards)})`],

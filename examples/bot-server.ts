@@ -45,13 +45,21 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 // The development secrets are published in this file: anyone could sign deliveries with them.
 if (onDevSecrets && !['127.0.0.1', '::1', 'localhost'].includes(host)) {
-  logger.fatal({ host }, 'refusing to listen beyond this machine on the published development secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET');
+  logger.fatal(
+    { host },
+    'refusing to listen beyond this machine on the published development secrets; set SVC_BOT_WEBHOOK_SECRET and SVC_BOARD_WEBHOOK_SECRET',
+  );
   process.exit(1);
 }
 
 // A page listing recent deliveries live and why any was refused. It shows verified bodies: beyond
 // this machine, only to whoever holds the access token.
-const inspectorMode = process.env.SVC_INSPECTOR === 'off' ? 'off' : process.env.SVC_INSPECTOR === 'token' || !(host === 'localhost' || isLoopbackAddress(host)) ? 'token' : 'loopback';
+const inspectorMode =
+  process.env.SVC_INSPECTOR === 'off'
+    ? 'off'
+    : process.env.SVC_INSPECTOR === 'token' || !(host === 'localhost' || isLoopbackAddress(host))
+      ? 'token'
+      : 'loopback';
 const access = inspectorMode === 'token' ? accessTokenFile() : undefined;
 const inspector = inspectorMode === 'off' ? undefined : deliveryInspector(access === undefined ? { logger } : { accessToken: access.token, logger });
 const record = (r: Parameters<NonNullable<typeof inspector>['add']>[0]): void => inspector?.add(r);
@@ -98,7 +106,11 @@ const emulate = process.argv.includes('--emulate');
 let emulation: Emulation | undefined;
 const secrets = { board: boardSecret, bot: botSecret, development: onDevSecrets };
 let watching: Watching = emulate ? { off: 'Starting the emulated svc.' } : watchOwnWebhooks(process.env, secrets, logger);
-if (inspector) mountWebhookPanel(inspector, emulate ? { statuses: () => ('watcher' in watching ? watching.watcher.statuses() : []) } : 'watcher' in watching ? watching.watcher : watching);
+if (inspector)
+  mountWebhookPanel(
+    inspector,
+    emulate ? { statuses: () => ('watcher' in watching ? watching.watcher.statuses() : []) } : 'watcher' in watching ? watching.watcher : watching,
+  );
 
 const app = express();
 app.use(bot);
@@ -149,9 +161,17 @@ function shellQuote(text: string): string {
  */
 function printHints(base: string): void {
   const through = access === undefined ? '; behind a proxy or tunnel, SVC_INSPECTOR=token' : '';
-  const lines = ['', inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off${through})` : 'The delivery inspector is off.', ''];
+  const lines = [
+    '',
+    inspector ? `Watch deliveries arrive live: ${base}${inspector.path} (SVC_INSPECTOR=off turns it off${through})` : 'The delivery inspector is off.',
+    '',
+  ];
   if (access !== undefined) {
-    lines.splice(2, 0, `The inspector needs its access token: it is in ${access.file} (readable by you only). Enter it on the page, or send "Authorization: Bearer <token>".`);
+    lines.splice(
+      2,
+      0,
+      `The inspector needs its access token: it is in ${access.file} (readable by you only). Enter it on the page, or send "Authorization: Bearer <token>".`,
+    );
   }
   if (botSecret === DEV_BOT_SECRET) {
     const body = JSON.stringify(commandUpdate());
@@ -162,7 +182,11 @@ function printHints(base: string): void {
       '',
     );
   } else {
-    lines.push('Send it a bot command, signed at send time with SVC_BOT_WEBHOOK_SECRET:', `npx svc-webhooks send messageCreate.command --url ${base}${bot.path}`, '');
+    lines.push(
+      'Send it a bot command, signed at send time with SVC_BOT_WEBHOOK_SECRET:',
+      `npx svc-webhooks send messageCreate.command --url ${base}${bot.path}`,
+      '',
+    );
   }
   // The board secret is read when the command runs: from the shell's environment, or the published development one.
   const secretSource = boardSecret === DEV_BOARD_SECRET ? shellQuote(DEV_BOARD_SECRET) : '"$SVC_BOARD_WEBHOOK_SECRET"';
@@ -185,7 +209,13 @@ function commandUpdate(): object {
     event: {
       messageCreate: {
         workspaceId: randomUUID(),
-        message: { id: randomUUID(), roomId: randomUUID(), authorId: randomUUID(), content: '/deploy staging', command: { botUserId, name: 'deploy', args: 'staging' } },
+        message: {
+          id: randomUUID(),
+          roomId: randomUUID(),
+          authorId: randomUUID(),
+          content: '/deploy staging',
+          command: { botUserId, name: 'deploy', args: 'staging' },
+        },
       },
     },
   };
@@ -195,7 +225,9 @@ function shutdown(): void {
   logger.info('shutting down: finishing running handlers');
   inspector?.close();
   if (access !== undefined) rmSync(access.dir, { recursive: true, force: true });
-  void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined, emulation?.close()]).then(() => server.close(() => process.exit(0)));
+  void Promise.all([bot.close(), board.close(), 'watcher' in watching ? watching.watcher.close() : undefined, emulation?.close()]).then(() =>
+    server.close(() => process.exit(0)),
+  );
 }
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -23,7 +23,11 @@ export interface Emulation {
 }
 
 /** Starts the emulated svc, registers the server (at `base`) with it, and sets events flowing. */
-export async function emulateSvc(base: string, webhooks: { boardPath: string; botPath: string; boardSecret: string; botSecret: string }, logger: Logger): Promise<Emulation> {
+export async function emulateSvc(
+  base: string,
+  webhooks: { boardPath: string; botPath: string; boardSecret: string; botSecret: string },
+  logger: Logger,
+): Promise<Emulation> {
   // It may run for hours: no request log, and a bounded audit.
   const svc = await createFakeSvc({
     clock: 'manual',
@@ -32,7 +36,10 @@ export async function emulateSvc(base: string, webhooks: { boardPath: string; bo
     recordRequests: false,
     maxAuditEntries: 1_000,
   });
-  await new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token }).setBoardWebhook(svc.board.id, { url: `${PUBLIC_ORIGIN}${webhooks.boardPath}`, secret: webhooks.boardSecret });
+  await new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token }).setBoardWebhook(svc.board.id, {
+    url: `${PUBLIC_ORIGIN}${webhooks.boardPath}`,
+    secret: webhooks.boardSecret,
+  });
   await new SvcClient({ baseUrl: svc.baseUrl, token: svc.bot.token }).setBotWebhook({ url: `${PUBLIC_ORIGIN}${webhooks.botPath}`, secret: webhooks.botSecret });
   let tick = 0;
   const timer = setInterval(() => {
@@ -45,7 +52,13 @@ export async function emulateSvc(base: string, webhooks: { boardPath: string; bo
   }, TICK_MS);
   logger.info({ svc: svc.baseUrl, board: svc.board.id }, 'emulated svc: the webhooks are set, an event every 2 s');
   return {
-    env: { SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: svc.person.token, SVC_WATCH_BOARDS: svc.board.id, SVC_BOT_TOKEN: svc.bot.token, SVC_WATCH_INTERVAL_MS: '5000' },
+    env: {
+      SVC_BASE_URL: svc.baseUrl,
+      SVC_TOKEN: svc.person.token,
+      SVC_WATCH_BOARDS: svc.board.id,
+      SVC_BOT_TOKEN: svc.bot.token,
+      SVC_WATCH_INTERVAL_MS: '5000',
+    },
     async close() {
       clearInterval(timer);
       await svc.close();

@@ -25,10 +25,14 @@ export type Watching = { readonly watcher: WebhookWatcher } | { readonly off: st
 
 export function watchOwnWebhooks(env: NodeJS.ProcessEnv, secrets: OwnSecrets, logger: Logger): Watching {
   const baseUrl = env.SVC_BASE_URL;
-  const boards = (env.SVC_WATCH_BOARDS ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const boards = (env.SVC_WATCH_BOARDS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   const boardToken = env.SVC_TOKEN || undefined;
   const botToken = env.SVC_BOT_TOKEN || undefined;
-  const howTo = 'Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS (board ids) and/or SVC_BOT_TOKEN, to see what svc reports for each webhook.';
+  const howTo =
+    'Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS (board ids) and/or SVC_BOT_TOKEN, to see what svc reports for each webhook.';
   if (!baseUrl || (boardToken === undefined && botToken === undefined)) return { off: howTo };
   if (boardToken !== undefined && boards.length === 0) return { off: `${howTo} SVC_TOKEN is set, but SVC_WATCH_BOARDS names no board.` };
   const reenable = env.SVC_WATCH_REENABLE === 'on';

@@ -29,8 +29,13 @@ function coreFiles() {
   const out = {};
   for (const entry of readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
-    const file = relative(root, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/');
-    if (inCore(file)) out[file] = createHash('sha256').update(readFileSync(join(root, file))).digest('hex');
+    const file = relative(root, join(entry.parentPath ?? entry.path, entry.name))
+      .split('\\')
+      .join('/');
+    if (inCore(file))
+      out[file] = createHash('sha256')
+        .update(readFileSync(join(root, file)))
+        .digest('hex');
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -47,7 +52,11 @@ if (process.argv.includes('--record')) {
     }
     // The record as it was, less the files that no longer exist, with the named files as they are now.
     const kept = JSON.parse(readFileSync(RECORD, 'utf8')).files;
-    files = Object.fromEntries(Object.entries({ ...kept, ...Object.fromEntries(named.map((file) => [file, now[file]])) }).filter(([file]) => file in now).sort(([a], [b]) => a.localeCompare(b)));
+    files = Object.fromEntries(
+      Object.entries({ ...kept, ...Object.fromEntries(named.map((file) => [file, now[file]])) })
+        .filter(([file]) => file in now)
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
   }
   writeFileSync(RECORD, `${JSON.stringify({ files }, null, 2)}\n`);
   console.log(`mutate-changed: recorded ${named.length > 0 ? named.length : Object.keys(files).length} core file(s) in ${relative(root, RECORD)}`);
@@ -66,5 +75,9 @@ console.log(`mutate-changed: ${changed.join(', ')}`);
 // As the whole-core run that made the record: static mutants (module-level code, which every test
 // covers) left out, for they take most of a run's time; four runners on two cores, as a runner
 // waiting out a timeout uses no CPU.
-const run = spawnSync('npx', ['stryker', 'run', '--ignoreStatic', '--concurrency', '4', '--incrementalFile', 'reports/mutation/changed-incremental.json', '--mutate', changed.join(',')], { cwd: root, stdio: 'inherit' });
+const run = spawnSync(
+  'npx',
+  ['stryker', 'run', '--ignoreStatic', '--concurrency', '4', '--incrementalFile', 'reports/mutation/changed-incremental.json', '--mutate', changed.join(',')],
+  { cwd: root, stdio: 'inherit' },
+);
 process.exit(run.status ?? 1);

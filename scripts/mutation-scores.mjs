@@ -11,7 +11,10 @@
 import { readFileSync } from 'node:fs';
 
 const survivorsOnly = process.argv.includes('--survivors');
-const [whole, ...later] = process.argv.slice(2).filter((a) => !a.startsWith('--')).map((f) => JSON.parse(readFileSync(f, 'utf8')));
+const [whole, ...later] = process.argv
+  .slice(2)
+  .filter((a) => !a.startsWith('--'))
+  .map((f) => JSON.parse(readFileSync(f, 'utf8')));
 if (whole === undefined) {
   process.stderr.write('usage: node scripts/mutation-scores.mjs [--survivors] <whole-core report.json> [later report.json ...]\n');
   process.exit(2);
@@ -44,7 +47,9 @@ for (const [file, data] of Object.entries(whole.files).sort(([a], [b]) => a.loca
       if (m.status === 'NoCoverage') c.noCoverage++;
       if (survivorsOnly && UNDETECTED.has(m.status)) {
         const line = data.source.split('\n')[m.location.start.line - 1].trim();
-        console.log(`${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}\n    ${line.slice(0, 160)}`);
+        console.log(
+          `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}\n    ${line.slice(0, 160)}`,
+        );
       }
     }
   }
@@ -56,6 +61,10 @@ if (!survivorsOnly) {
   const n = (x) => x.toLocaleString('en-US');
   console.log('| File | Mutants with a result | Detected | Survived | No coverage | Score |\n|---|---|---|---|---|---|');
   console.log(rows.join('\n'));
-  console.log(`| **the core** | ${n(total.result)} | ${n(total.detected)} | ${n(total.survived)} | ${n(total.noCoverage)} | ${((100 * total.detected) / total.result).toFixed(1)} % |`);
-  console.log(`\n${n(total.ignored)} ignored (message text, disabled equivalents, static mutants of an --ignoreStatic run), ${n(total.errors)} errors (the test process ended).`);
+  console.log(
+    `| **the core** | ${n(total.result)} | ${n(total.detected)} | ${n(total.survived)} | ${n(total.noCoverage)} | ${((100 * total.detected) / total.result).toFixed(1)} % |`,
+  );
+  console.log(
+    `\n${n(total.ignored)} ignored (message text, disabled equivalents, static mutants of an --ignoreStatic run), ${n(total.errors)} errors (the test process ended).`,
+  );
 }

@@ -32,22 +32,43 @@ const SECTIONS: readonly Section[] = [
   },
   {
     title: '`svcBotWebhook(secret | options)`',
-    intro: 'The bot webhook takes the same options as the board webhook, but `toleranceSeconds` (a bot update carries no timestamp header). Its default `path` is `/webhooks/bot`; a secret resolver needs a path that names the bot, such as `/webhooks/bots/:botId`.',
+    intro:
+      'The bot webhook takes the same options as the board webhook, but `toleranceSeconds` (a bot update carries no timestamp header). Its default `path` is `/webhooks/bot`; a secret resolver needs a path that names the bot, such as `/webhooks/bots/:botId`.',
     table: BOT_WEBHOOK_OPTIONS,
     only: [],
   },
-  { title: '`fastifyWebhook(webhook, options?)`', intro: 'A webhook as a Fastify plugin: `fastify.register(fastifyWebhook(board), { prefix })`.', table: FASTIFY_WEBHOOK_OPTIONS },
+  {
+    title: '`fastifyWebhook(webhook, options?)`',
+    intro: 'A webhook as a Fastify plugin: `fastify.register(fastifyWebhook(board), { prefix })`.',
+    table: FASTIFY_WEBHOOK_OPTIONS,
+  },
   { title: '`work(options?)`', intro: 'Starts an inbox worker (inbox mode only).', table: WORK_OPTIONS },
   { title: '`memoryStore(options?)`', intro: 'The default de-dup store, in this process.', table: MEMORY_STORE_OPTIONS },
   { title: '`redisStore(options)`', intro: 'A de-dup store in Redis, shared by every receiver that uses it.', table: REDIS_STORE_OPTIONS },
-  { title: '`redisRestStore(options)`', intro: 'The Redis store over HTTP (the Upstash REST protocol), for runtimes without TCP sockets: Vercel Edge, Workers.', table: REDIS_REST_STORE_OPTIONS },
-  { title: '`postgresStore(options)`', intro: 'A de-dup store in PostgreSQL, with exactly-once transactions (`ctx.transaction`).', table: POSTGRES_STORE_OPTIONS },
+  {
+    title: '`redisRestStore(options)`',
+    intro: 'The Redis store over HTTP (the Upstash REST protocol), for runtimes without TCP sockets: Vercel Edge, Workers.',
+    table: REDIS_REST_STORE_OPTIONS,
+  },
+  {
+    title: '`postgresStore(options)`',
+    intro: 'A de-dup store in PostgreSQL, with exactly-once transactions (`ctx.transaction`).',
+    table: POSTGRES_STORE_OPTIONS,
+  },
   { title: '`verifyBoardDelivery(input)`', intro: 'Verification without a framework; its input.', table: VERIFY_BOARD_INPUT },
   { title: '`verifyBotDelivery(input)`', intro: 'The same for a bot update: the board input but `toleranceSeconds`.', table: VERIFY_BOT_INPUT, only: [] },
   { title: '`boardSequenceTracker(options?)`', intro: 'Tracks board sequence numbers in one process (direct mode).', table: SEQUENCE_TRACKER_OPTIONS },
   { title: '`new SvcClient(options)`', intro: "The setup client for svc's REST API.", table: SVC_CLIENT_OPTIONS },
-  { title: '`watchWebhooks(options)`', intro: 'The webhook watcher: what svc reports for each webhook, every change of it (docs/never-silently-disabled.md).', table: WATCH_OPTIONS },
-  { title: '`createFakeSvc(options?)`', intro: "The svc emulator of `svc-webhooks/testing` (docs/testing-with-emulator.md); a refused option is a `FakeSvcError` with the code `invalid_option`.", table: FAKE_SVC_OPTIONS },
+  {
+    title: '`watchWebhooks(options)`',
+    intro: 'The webhook watcher: what svc reports for each webhook, every change of it (docs/never-silently-disabled.md).',
+    table: WATCH_OPTIONS,
+  },
+  {
+    title: '`createFakeSvc(options?)`',
+    intro: 'The svc emulator of `svc-webhooks/testing` (docs/testing-with-emulator.md); a refused option is a `FakeSvcError` with the code `invalid_option`.',
+    table: FAKE_SVC_OPTIONS,
+  },
 ];
 
 const HEADER = `# Options

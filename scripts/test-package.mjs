@@ -52,7 +52,9 @@ let handled = 0;
 
 const board = svcBoardWebhook({ secret, logger: silentLogger }).on('ping', (event${ts ? ', ctx' : ''}) => { handled += event.sequence === 0 ? 1 : 0; });
 const server = createServer(createNodeHandler(board));
-${ts ? `
+${
+  ts
+    ? `
 /** Never called: proves the types are the library's, not \`any\`. */
 export function typesAreLoaded(): void {
   board.on('task.moved_out', (event, ctx) => {
@@ -65,7 +67,9 @@ export function typesAreLoaded(): void {
   // @ts-expect-error the signing helpers need a secret
   signBoardEvent(boardEvent('ping'), {});
 }
-` : ''}
+`
+    : ''
+}
 server.listen(0, '127.0.0.1', async () => {
   const { port } = server.address()${ts ? ' as import("node:net").AddressInfo' : ''};
   const signed = signBoardEvent(boardEvent('ping'), { secret });
@@ -101,19 +105,53 @@ function tsconfig(module, moduleResolution) {
 const CONSUMERS = [
   { name: 'esm', type: 'module', files: { 'main.js': RECEIVER.imports.esm + RECEIVER.body(false) }, main: 'main.js', extra: 'esm' },
   { name: 'cjs', type: 'commonjs', files: { 'main.js': RECEIVER.imports.cjs + RECEIVER.body(false) }, main: 'main.js', extra: 'cjs' },
-  { name: 'ts-node10-cjs', type: 'commonjs', ts: tsconfig('commonjs', 'node10'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
-  { name: 'ts-node16-cjs', type: 'commonjs', ts: tsconfig('node16', 'node16'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
-  { name: 'ts-nodenext-esm', type: 'module', ts: tsconfig('nodenext', 'nodenext'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
-  { name: 'ts-bundler-esm', type: 'module', ts: tsconfig('esnext', 'bundler'), files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) }, main: 'out/main.js' },
+  {
+    name: 'ts-node10-cjs',
+    type: 'commonjs',
+    ts: tsconfig('commonjs', 'node10'),
+    files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) },
+    main: 'out/main.js',
+  },
+  {
+    name: 'ts-node16-cjs',
+    type: 'commonjs',
+    ts: tsconfig('node16', 'node16'),
+    files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) },
+    main: 'out/main.js',
+  },
+  {
+    name: 'ts-nodenext-esm',
+    type: 'module',
+    ts: tsconfig('nodenext', 'nodenext'),
+    files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) },
+    main: 'out/main.js',
+  },
+  {
+    name: 'ts-bundler-esm',
+    type: 'module',
+    ts: tsconfig('esnext', 'bundler'),
+    files: { 'main.ts': RECEIVER.imports.esm + RECEIVER.body(true) },
+    main: 'out/main.js',
+  },
 ];
 
 function checkTarball(files) {
   const paths = new Set(files.map((f) => f.path));
   const required = [
     'package.json',
-    'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts',
-    'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts',
-    'dist/cli/main.js', 'bin/svc-webhooks.js', 'testing/package.json', 'schemas/board-webhook-event.schema.json', 'sql/postgres-store.sql',
+    'dist/index.js',
+    'dist/index.mjs',
+    'dist/index.d.ts',
+    'dist/index.d.mts',
+    'dist/testing/index.js',
+    'dist/testing/index.mjs',
+    'dist/testing/index.d.ts',
+    'dist/testing/index.d.mts',
+    'dist/cli/main.js',
+    'bin/svc-webhooks.js',
+    'testing/package.json',
+    'schemas/board-webhook-event.schema.json',
+    'sql/postgres-store.sql',
   ];
   // The README's links work in node_modules: the pages it links to are shipped beside it.
   required.push('dist/web.mjs', 'dist/web.d.mts', 'LICENSE', 'README.md', 'CHANGELOG.md', 'docs/errors.md', 'docs/testing.md');
@@ -157,12 +195,24 @@ try {
     const dir = join(work, consumer.name);
     const devDependencies = consumer.ts ? TYPES : {};
     write(dir, {
-      'package.json': { name: `consumer-${consumer.name}`, version: '1.0.0', private: true, type: consumer.type, dependencies: { 'svc-webhooks': `file:${tarball}` }, devDependencies },
+      'package.json': {
+        name: `consumer-${consumer.name}`,
+        version: '1.0.0',
+        private: true,
+        type: consumer.type,
+        dependencies: { 'svc-webhooks': `file:${tarball}` },
+        devDependencies,
+      },
       ...consumer.files,
       ...(consumer.ts ? { 'tsconfig.json': consumer.ts } : {}),
     });
     // At npm's default log level, where it warns of install scripts.
-    const installed = run(npm, INSTALL.filter((a) => !a.startsWith('--loglevel')), dir, { withStderr: true });
+    const installed = run(
+      npm,
+      INSTALL.filter((a) => !a.startsWith('--loglevel')),
+      dir,
+      { withStderr: true },
+    );
     if (/install.?script/i.test(installed)) throw new Error(`${consumer.name}: npm install warned of install scripts:\n${installed}`);
     if (consumer.ts) run(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
     const out = run(process.execPath, [consumer.main], dir).trim();
@@ -178,7 +228,9 @@ try {
     }
     if (consumer.extra === 'cjs') {
       const installed = join(dir, 'node_modules', 'svc-webhooks');
-      const scripts = Object.keys(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).scripts ?? {}).filter((name) => INSTALL_SCRIPTS.includes(name));
+      const scripts = Object.keys(JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).scripts ?? {}).filter((name) =>
+        INSTALL_SCRIPTS.includes(name),
+      );
       if (scripts.length > 0) throw new Error(`the package has scripts that run on install: ${scripts.join(', ')}`);
       if (existsSync(join(dir, 'node_modules', 'ajv'))) throw new Error('ajv was installed although nothing loads it at run time');
       console.log(`  source maps: ${checkSourceMaps(installed, packed.files)} checked, every source shipped`);

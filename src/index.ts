@@ -9,7 +9,13 @@
 export * from './web';
 export type { Middleware } from './adapters/node/express-middleware';
 export { createNodeHandler } from './adapters/node/node-handler';
-export { fastifyWebhook, type FastifyWebhookOptions, type FastifyWebhookPlugin, type FastifyInstanceLike, type FastifyReplyLike } from './adapters/node/fastify-plugin';
+export {
+  fastifyWebhook,
+  type FastifyWebhookOptions,
+  type FastifyWebhookPlugin,
+  type FastifyInstanceLike,
+  type FastifyReplyLike,
+} from './adapters/node/fastify-plugin';
 export type { QueueOutcome } from './route/handler-types';
 export type { InboxOptions, InboxCluster, InboxConnection } from './inbox/inbox-options';
 export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
@@ -47,7 +53,14 @@ export { webhookHealths } from './watch/watch-types';
 // never loads them. Export their functions and classes from here by name; a constant would have to
 // be read, and so loaded, by the ESM entry.
 export { redisStore, RedisStore, type RedisStoreOptions, type RedisCommander } from './dedup/redis-store';
-export { postgresStore, PostgresStore, type PostgresStoreOptions, type PostgresPool, type PooledSqlClient, type DoneMarkStatement } from './dedup/postgres-store';
+export {
+  postgresStore,
+  PostgresStore,
+  type PostgresStoreOptions,
+  type PostgresPool,
+  type PooledSqlClient,
+  type DoneMarkStatement,
+} from './dedup/postgres-store';
 export { postgresMigrationSql } from './dedup/postgres-sql';
 export { deliveryDoneSql } from './webhooks/delivery-done-sql';
 export { SvcClient, type SvcClientOptions } from './client/svc-client';

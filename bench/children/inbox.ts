@@ -27,8 +27,8 @@ const role = process.argv[2];
 const env = process.env;
 
 if (role === 'sender') {
-  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP), () => process.stdout.write('start\n'), env.PHASES === '1').then((figures) =>
-    process.stdout.write(`result ${JSON.stringify(figures)}\n`),
+  void openLoop(Number(env.PORT), Number(env.RATE), Number(env.SECONDS), Number(env.WARM_UP), () => process.stdout.write('start\n'), env.PHASES === '1').then(
+    (figures) => process.stdout.write(`result ${JSON.stringify(figures)}\n`),
   );
 } else {
   const url = env.SVC_BENCH_REDIS_URL!;
@@ -67,7 +67,9 @@ if (role === 'sender') {
       const boardId = (record.payload as { board?: { id?: string } } | undefined)?.board?.id;
       if (!floor && boardId?.startsWith(WARM_UP_BOARD) !== true) own.push(record.durationMs);
     });
-    process.on('SIGUSR2', () => process.stdout.write(`own ${JSON.stringify({ p50: percentile(own, 50), p99: percentile(own, 99), count: own.length, phases })}\n`));
+    process.on('SIGUSR2', () =>
+      process.stdout.write(`own ${JSON.stringify({ p50: percentile(own, 50), p99: percentile(own, 99), count: own.length, phases })}\n`),
+    );
     const webhook = createNodeHandler(board);
     const server = createServer(floor ? answerFirst(webhook, own) : webhook);
     server.keepAliveTimeout = 60_000;

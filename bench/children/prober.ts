@@ -35,10 +35,13 @@ function freePort(): Promise<number> {
 function attempt(port: number, path: string, next: ReturnType<typeof deliveries>): Promise<number> {
   const delivery = next();
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { ...delivery.headers, 'Content-Length': delivery.body.length } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { ...delivery.headers, 'Content-Length': delivery.body.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(delivery.body);
   });

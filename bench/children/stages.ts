@@ -13,7 +13,6 @@ import { svcBoardWebhook } from '../../src';
 import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-body';
 import { MemoryStore } from '../../src/dedup/memory-store';
 import { NODE_REQUEST } from '../../src/adapters/node/node-request';
-import { pathPattern } from '../../src/internal/path-pattern';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
 import { LOG_BATCH } from '../../src/internal/webhook-loggers';
 import { parseJson } from '../../src/parse/parse-json';
@@ -155,7 +154,11 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
     stream: () => nextReq('stream'),
   });
   // The in-memory request itself is not part of either; take its cost out of both.
-  stages.push({ stage: 'capture (read the body: raw-body and the deadline; floor: a hand-written reader)', us: read.svc - read.stream, floorUs: read.floor - read.stream });
+  stages.push({
+    stage: 'capture (read the body: raw-body and the deadline; floor: a hand-written reader)',
+    us: read.svc - read.stream,
+    floorUs: read.floor - read.stream,
+  });
 
   const verify = await timeEach(n, batches, {
     svc: () => verifyBoardSignature(keys, readBoardSignature(req, 300, Date.now()), body),
@@ -185,8 +188,18 @@ async function measure(size: BodySize, n: number, batches: number): Promise<Stag
   stages.push({
     stage: 'route (delivery, handlers)',
     us: await time(n, batches, () => {
-      const delivery = boardDelivery(payload, { request: req, verified: { by: undefined, timestamp: signature.timestamp }, nowMs: Date.now() });
-      return dispatch({ delivery, route, scope: { source: req, access: NODE_REQUEST, receivedAt: Date.now(), logger }, secrets: [], deadlineMs: 8000 }).run;
+      const delivery = boardDelivery(payload, {
+        request: req,
+        verified: { by: undefined, timestamp: signature.timestamp },
+        nowMs: Date.now(),
+      });
+      return dispatch({
+        delivery,
+        route,
+        scope: { source: req, access: NODE_REQUEST, receivedAt: Date.now(), logger },
+        secrets: [],
+        deadlineMs: 8000,
+      }).run;
     }),
   });
 

@@ -73,7 +73,11 @@ function measure(ids: number, ops: number): StoreReport {
   const burst = footprint(ids, () => new MemoryStore({ maxIds: 2 * ids }));
   let clock = Date.now();
   const step = DEFAULT_RETENTION_MS / ids;
-  const spread = footprint(ids, () => new MemoryStore({ maxIds: 2 * ids, now: () => clock }), () => (clock += step));
+  const spread = footprint(
+    ids,
+    () => new MemoryStore({ maxIds: 2 * ids, now: () => clock }),
+    () => (clock += step),
+  );
 
   const store = new MemoryStore({ maxIds: 2 * ids + 2 * ops });
   fill(store, 0, ids);

@@ -46,7 +46,14 @@ async function measure(message: Message): Promise<WatcherChildReport> {
   };
   let changes = 0;
   const started = performance.now();
-  const watcher = watchWebhooks({ client, boards, intervalMs, maxRequestsPerSecond: message.maxRequestsPerSecond as number, logger: false, onChange: () => void changes++ });
+  const watcher = watchWebhooks({
+    client,
+    boards,
+    intervalMs,
+    maxRequestsPerSecond: message.maxRequestsPerSecond as number,
+    logger: false,
+    onChange: () => void changes++,
+  });
   await watcher.checked();
   const firstRoundSeconds = (performance.now() - started) / 1000;
   const heapAfter = heapNow();
@@ -62,7 +69,17 @@ async function measure(message: Message): Promise<WatcherChildReport> {
   for (const status of watcher.statuses()) states[status.state] = (states[status.state] ?? 0) + 1;
   const rssBytes = process.memoryUsage().rss;
   await watcher.close();
-  return { polls: measured, seconds, cpuUs: used.user + used.system, heapBefore, heapAfter, rssBytes, changes: changes - fromChanges, states, firstRoundSeconds };
+  return {
+    polls: measured,
+    seconds,
+    cpuUs: used.user + used.system,
+    heapBefore,
+    heapAfter,
+    rssBytes,
+    changes: changes - fromChanges,
+    states,
+    firstRoundSeconds,
+  };
 }
 
 serveRequests({ measure });

@@ -13,7 +13,10 @@ export async function receiveFetch(request: Request): Promise<Response> {
   if (request.method !== 'POST' || new URL(request.url).pathname !== '/webhooks/board') return new Response('{}', { status: 404, headers: JSON_TYPE });
   const body = Buffer.from(await request.arrayBuffer());
   if (body.length > LIMIT) return new Response('{}', { status: 413, headers: JSON_TYPE });
-  const headers = { 'x-svc-signature': request.headers.get('x-svc-signature') ?? undefined, 'x-svc-timestamp': request.headers.get('x-svc-timestamp') ?? undefined };
+  const headers = {
+    'x-svc-signature': request.headers.get('x-svc-signature') ?? undefined,
+    'x-svc-timestamp': request.headers.get('x-svc-timestamp') ?? undefined,
+  };
   if (verifyAndParse(headers, body) === undefined) return new Response('{}', { status: 401, headers: JSON_TYPE });
   trivialHandler();
   return new Response('{"ok":true}', { status: 200, headers: JSON_TYPE });

@@ -17,7 +17,8 @@ export const RESOLVER_BOARDS = 10_000;
 export function createListener(): RequestListener {
   const benchBoard = (fixture('board', 'task.updated').board as { id: string }).id;
   const secrets = new Map<string, string>();
-  for (let i = 0; secrets.size < RESOLVER_BOARDS - 1; i++) secrets.set(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `board-secret-${i}-0123456789abcdef`);
+  for (let i = 0; secrets.size < RESOLVER_BOARDS - 1; i++)
+    secrets.set(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, `board-secret-${i}-0123456789abcdef`);
   secrets.set(benchBoard, SVC_SECRET);
   const app = express();
   app.use(svcBoardWebhook({ secret: async ({ boardId }) => secrets.get(boardId) }).on('task.updated', trivialHandler));

@@ -52,9 +52,15 @@ export function inspectorAccess(options: InspectorAccessOptions): Router {
       if (forwarded !== undefined) {
         if (Date.now() - loggedAt >= FORWARDED_LOG_INTERVAL_MS) {
           loggedAt = Date.now();
-          options.logger?.warn({ header: forwarded }, `inspector: refused a request forwarded by a proxy or tunnel (${forwarded}): it may come from another machine. Behind a proxy, turn on the access token (the example server: SVC_INSPECTOR=token)`);
+          options.logger?.warn(
+            { header: forwarded },
+            `inspector: refused a request forwarded by a proxy or tunnel (${forwarded}): it may come from another machine. Behind a proxy, turn on the access token (the example server: SVC_INSPECTOR=token)`,
+          );
         }
-        res.status(403).type('text/plain').send('inspector: refuses requests forwarded by a proxy or tunnel unless it runs with an access token (the example server: SVC_INSPECTOR=token)\n');
+        res
+          .status(403)
+          .type('text/plain')
+          .send('inspector: refuses requests forwarded by a proxy or tunnel unless it runs with an access token (the example server: SVC_INSPECTOR=token)\n');
         return;
       }
       if (isLoopbackAddress(req.socket.localAddress) && hosts.has(hostName(req.headers.host))) {

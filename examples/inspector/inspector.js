@@ -92,7 +92,8 @@ function toggle(tr, delivery) {
   detail.className = 'detail';
   const td = document.createElement('td');
   td.colSpan = tr.children.length;
-  if (delivery.problems && delivery.problems.length > 0) td.append(note('failing', 'Where the body does not match the schema:'), problemList(delivery.problems));
+  if (delivery.problems && delivery.problems.length > 0)
+    td.append(note('failing', 'Where the body does not match the schema:'), problemList(delivery.problems));
   if (delivery.body !== undefined) {
     td.append(note('verified', 'Verified body:'));
     const pre = document.createElement('pre');
@@ -102,7 +103,9 @@ function toggle(tr, delivery) {
     if (delivery.bodyTruncated) td.append(note('nobody', 'The body is longer than the inspector keeps; the rest is cut off.'));
   } else if (delivery.raw !== undefined) {
     const what = delivery.verified ? 'Verified body, not JSON' : 'Unverified body (its signature did not verify: not shown whole)';
-    td.append(note(delivery.verified ? 'verified' : 'unverified', `${what}: ${delivery.raw.size} bytes. ${delivery.raw.truncated ? 'First bytes' : 'Bytes'}, escaped:`));
+    td.append(
+      note(delivery.verified ? 'verified' : 'unverified', `${what}: ${delivery.raw.size} bytes. ${delivery.raw.truncated ? 'First bytes' : 'Bytes'}, escaped:`),
+    );
     const pre = document.createElement('pre');
     pre.className = 'preview';
     pre.textContent = delivery.raw.preview + (delivery.raw.truncated ? ' …' : '');

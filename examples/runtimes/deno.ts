@@ -7,7 +7,10 @@
  */
 import { createWebHandler, svcBoardWebhook } from '../../src'; // in your project: from 'npm:svc-webhooks'
 
-declare const Deno: { env: { get(name: string): string | undefined }; serve(options: { port: number }, handler: (request: Request) => Promise<Response>): unknown };
+declare const Deno: {
+  env: { get(name: string): string | undefined };
+  serve(options: { port: number }, handler: (request: Request) => Promise<Response>): unknown;
+};
 
 const board = svcBoardWebhook(Deno.env.get('SVC_BOARD_WEBHOOK_SECRET')!).on('task.created', async (event, ctx) => {
   ctx.log.info({ task: event.task.key }, 'task created');

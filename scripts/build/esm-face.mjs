@@ -44,7 +44,9 @@ function lazyReExports({ root, entry, lazyFiles }) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022);
     for (const statement of source.statements) {
       if (!ts.isExportDeclaration(statement) || statement.moduleSpecifier === undefined || statement.isTypeOnly) continue;
-      const target = relative(join(root, 'src'), join(dirname(file), statement.moduleSpecifier.text)).split(sep).join('/');
+      const target = relative(join(root, 'src'), join(dirname(file), statement.moduleSpecifier.text))
+        .split(sep)
+        .join('/');
       const lazy = lazyFiles.includes(target) || lazyFiles.includes(`${target}/index`);
       if (statement.exportClause === undefined) {
         if (lazy) throw new Error(`src/${from}.ts: \`export *\` from the lazy file ${target}: name its exports, so that they can be stand-ins`);
@@ -69,7 +71,10 @@ export function writeEsmFaces({ root, entries, exportsOf, lazyFiles }) {
     const standIns = names.filter((n) => lazy.has(n));
     const bundle = createRequire(import.meta.url)(join(root, 'dist', `${entry}.js`));
     for (const name of standIns) {
-      if (typeof bundle[name] !== 'function') throw new Error(`src/${entry}.ts exports ${name}, a ${typeof bundle[name]}, from a lazy file: only functions and classes can stand in; export it from a module the package loads`);
+      if (typeof bundle[name] !== 'function')
+        throw new Error(
+          `src/${entry}.ts exports ${name}, a ${typeof bundle[name]}, from a lazy file: only functions and classes can stand in; export it from a module the package loads`,
+        );
     }
     const lines = [
       `// The ESM face of ./${base}.js (one module instance for import and require); made by scripts/build.mjs.`,

@@ -126,7 +126,10 @@ function pass2Imports({ dist, stage, outfile, isCore, core, lazyPackages, names 
       build.onLoad({ filter: /.*/, namespace: CORE }, (args) => {
         if (args.path === CORE) return { contents: coreEntrySource({ core, stage }), loader: 'js', resolveDir: stage };
         const index = toDist(join(dist, relative(stage, core.entry)));
-        return { contents: `module.exports = require(${JSON.stringify(index)})[Symbol.for(${JSON.stringify(CHUNKS)})][${JSON.stringify(args.path)}];\n`, loader: 'js' };
+        return {
+          contents: `module.exports = require(${JSON.stringify(index)})[Symbol.for(${JSON.stringify(CHUNKS)})][${JSON.stringify(args.path)}];\n`,
+          loader: 'js',
+        };
       });
       build.onLoad({ filter: /.*/, namespace: LAZY }, (args) => {
         if (lazyPackages.includes(args.path)) return { contents: standIn(args.path, Object.keys(require(args.path)), true), loader: 'js' };

@@ -69,10 +69,15 @@ export function check(dir, kind) {
   const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
   const problems = [];
   if (report.status !== 200) problems.push(`the delivery was answered ${report.status}`);
-  const ours = (files) => files.filter((f) => packageOf(f) === 'svc-webhooks').map((f) => f.slice(f.lastIndexOf('svc-webhooks/') + 'svc-webhooks/'.length)).sort();
+  const ours = (files) =>
+    files
+      .filter((f) => packageOf(f) === 'svc-webhooks')
+      .map((f) => f.slice(f.lastIndexOf('svc-webhooks/') + 'svc-webhooks/'.length))
+      .sort();
   const expected = ['dist/generated/validators.js', 'dist/index.js', ...(kind === 'esm' ? ['dist/index.require.cjs'] : [])].sort();
   const loaded = ours(report.loaded);
-  if (JSON.stringify(loaded) !== JSON.stringify(expected)) problems.push(`the default setup loaded ${loaded.join(', ')} of the package (want ${expected.join(', ')})`);
+  if (JSON.stringify(loaded) !== JSON.stringify(expected))
+    problems.push(`the default setup loaded ${loaded.join(', ')} of the package (want ${expected.join(', ')})`);
   const packages = new Set(report.loaded.map(packageOf).filter((p) => p !== undefined && p !== 'svc-webhooks'));
   const { dependencies } = JSON.parse(readFileSync(join(dir, 'node_modules', 'svc-webhooks', 'package.json'), 'utf8'));
   const unused = Object.keys(dependencies).filter((name) => !packages.has(name));

@@ -26,7 +26,8 @@ export function attachReceiver(webhook: object, receiver: WebhookReceiver): void
 
 /** The receiver of a webhook made by svcBoardWebhook or svcBotWebhook; a TypeError for anything else. */
 export function receiverOf(webhook: unknown, adapter: string): WebhookReceiver {
-  const found = typeof webhook === 'function' || (typeof webhook === 'object' && webhook !== null) ? (webhook as { [RECEIVER]?: WebhookReceiver })[RECEIVER] : undefined;
+  const found =
+    typeof webhook === 'function' || (typeof webhook === 'object' && webhook !== null) ? (webhook as { [RECEIVER]?: WebhookReceiver })[RECEIVER] : undefined;
   if (found === undefined) throw new TypeError(`svc-webhooks: ${adapter}() takes a webhook made by svcBoardWebhook() or svcBotWebhook()`);
   return found;
 }

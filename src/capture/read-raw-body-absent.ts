@@ -9,6 +9,8 @@ export { BODY_TIMEOUT_MS, checkContentHeaders } from './body-bounds';
  */
 export function readRawBody(_req: IncomingMessage, _limit: number): Promise<Buffer> {
   return Promise.reject(
-    new TypeError('svc-webhooks: this is the build for Fetch runtimes, which reads Fetch requests only: use createWebHandler(webhook), or the Node build on Node'),
+    new TypeError(
+      'svc-webhooks: this is the build for Fetch runtimes, which reads Fetch requests only: use createWebHandler(webhook), or the Node build on Node',
+    ),
   );
 }

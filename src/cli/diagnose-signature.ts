@@ -75,7 +75,8 @@ function malformedSignature(value: string, webhook: Webhook): string {
   const scheme = SCHEMES[webhook];
   const other = SCHEMES[webhook === 'board' ? 'bot' : 'board'];
   if (value.includes(',')) return 'X-Svc-Signature holds several values joined by ","; a proxy merged repeated headers';
-  if (value.startsWith(`${other}=`)) return `X-Svc-Signature uses the ${other}= scheme of ${webhook === 'board' ? 'bot' : 'board'} deliveries; ${webhook} deliveries are signed ${scheme}=<hex>`;
+  if (value.startsWith(`${other}=`))
+    return `X-Svc-Signature uses the ${other}= scheme of ${webhook === 'board' ? 'bot' : 'board'} deliveries; ${webhook} deliveries are signed ${scheme}=<hex>`;
   if (!value.startsWith(`${scheme}=`)) return `X-Svc-Signature must be "${scheme}=<64 hex digits>"`;
   const hex = value.slice(scheme.length + 1);
   if (/^[0-9a-fA-F]*$/.test(hex)) return `X-Svc-Signature has ${hex.length} hex digits after ${scheme}=, expected 64 (truncated?)`;
@@ -154,7 +155,8 @@ export function diagnoseSignature(input: DiagnoseInput): Diagnosis {
 
   for (const [i, secret] of secrets.entries()) {
     const problem = webhookSecretProblem(secret);
-    if (problem !== undefined) return fail('secret_invalid', `${secrets.length > 1 ? `secret ${i + 1}` : 'the secret'} cannot be an svc webhook secret: ${problem}`);
+    if (problem !== undefined)
+      return fail('secret_invalid', `${secrets.length > 1 ? `secret ${i + 1}` : 'the secret'} cannot be an svc webhook secret: ${problem}`);
   }
 
   const which = secrets.findIndex((secret) => matches(claimed, secret, signedParts(webhook, timestamp, body)));
@@ -173,7 +175,13 @@ export function diagnoseSignature(input: DiagnoseInput): Diagnosis {
       }`,
     );
   }
-  return headerMismatch(headers, body, webhook) ?? { ok: true, webhook, summary: `${what} is correctly signed with ${secretName}; timestamp ${describeAge(age)} (tolerance ${input.toleranceSeconds} s)` };
+  return (
+    headerMismatch(headers, body, webhook) ?? {
+      ok: true,
+      webhook,
+      summary: `${what} is correctly signed with ${secretName}; timestamp ${describeAge(age)} (tolerance ${input.toleranceSeconds} s)`,
+    }
+  );
 }
 
 /**
@@ -191,11 +199,17 @@ function headerMismatch(headers: CapturedHeaders, body: Buffer, webhook: Webhook
   const { id, type } = payload as { id?: unknown; type?: unknown };
   const ids = headers.get('x-svc-delivery') ?? [];
   if (typeof id === 'string' && ids.length > 0 && (ids.length > 1 || canonicalDeliveryId(ids[0]!) !== canonicalDeliveryId(id))) {
-    return fail('delivery_id_mismatch', `the signature matches, but X-Svc-Delivery ${ids.length > 1 ? 'was sent more than once' : "is not the body's id"}: receivers refuse it (400 delivery_id_mismatch)`);
+    return fail(
+      'delivery_id_mismatch',
+      `the signature matches, but X-Svc-Delivery ${ids.length > 1 ? 'was sent more than once' : "is not the body's id"}: receivers refuse it (400 delivery_id_mismatch)`,
+    );
   }
   const events = headers.get('x-svc-event') ?? [];
   if (webhook === 'board' && typeof type === 'string' && events.length > 0 && (events.length > 1 || events[0] !== type)) {
-    return fail('event_type_mismatch', `the signature matches, but X-Svc-Event ${events.length > 1 ? 'was sent more than once' : "is not the body's type"}: receivers refuse it (400 event_type_mismatch)`);
+    return fail(
+      'event_type_mismatch',
+      `the signature matches, but X-Svc-Event ${events.length > 1 ? 'was sent more than once' : "is not the body's type"}: receivers refuse it (400 event_type_mismatch)`,
+    );
   }
   return undefined;
 }

@@ -19,7 +19,7 @@ function formatValue(value: unknown): string {
 }
 
 // C0 and C1 controls (terminal escapes among them) and the bidirectional overrides that reorder text.
-// eslint-disable-next-line no-control-regex
+// oxlint-disable-next-line no-control-regex -- control characters are what it finds in text bound for a terminal
 const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Text from svc (or any sender) as a terminal may show it: control characters become "?", line breaks spaces. */
@@ -48,7 +48,7 @@ export function terminalJson(value: unknown, indent = 2): string {
  * else as a JSON string whose control characters are escapes, and `escaped` says so.
  */
 export function exactText(text: string): { shown: string; escaped: boolean } {
-  // eslint-disable-next-line no-control-regex
+  // oxlint-disable-next-line no-control-regex -- control characters are what it finds in text bound for a terminal
   if (!/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/.test(text)) return { shown: text, escaped: false };
   return { shown: JSON.stringify(text).replace(RAW_IN_JSON, unicodeEscape), escaped: true };
 }
@@ -61,7 +61,7 @@ export function controlFreeStream(destination: { write(text: string): unknown })
   return { write: (text: string) => destination.write(text.replace(STREAM_UNPRINTABLE, '?')) };
 }
 
-// eslint-disable-next-line no-control-regex
+// oxlint-disable-next-line no-control-regex -- control characters are what it finds in text bound for a terminal
 const STREAM_UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -17,7 +17,17 @@ import { verifyCommand } from './commands/verify';
 import { versionCommand } from './commands/version';
 import { controlFreeStream, oneLine } from './format';
 
-const COMMANDS: readonly Command[] = [sendCommand, verifyCommand, statusCommand, botWebhookCommand, boardWebhookCommand, inboxCommand, postgresCommand, versionCommand, emulateCommand];
+const COMMANDS: readonly Command[] = [
+  sendCommand,
+  verifyCommand,
+  statusCommand,
+  botWebhookCommand,
+  boardWebhookCommand,
+  inboxCommand,
+  postgresCommand,
+  versionCommand,
+  emulateCommand,
+];
 
 /** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
 const LOCAL_INPUT_CODES = new Set<ClientErrorCode>(['invalid_base_url', 'invalid_token', 'invalid_url', 'invalid_secret', 'invalid_board_id']);
@@ -70,7 +80,12 @@ export async function main(argv: readonly string[], rawIo: CliIo): Promise<numbe
   // and anything shaped like an svc token, never reach the terminal.
   const held = new HeldSecrets();
   // Standard output also never passes a control character on (stderr carries the progress line's own).
-  const io: CliIo = { ...rawIo, stdout: held.stream(controlFreeStream(rawIo.stdout)), stderr: held.stream(rawIo.stderr), holdSecret: (value) => held.hold(value) };
+  const io: CliIo = {
+    ...rawIo,
+    stdout: held.stream(controlFreeStream(rawIo.stdout)),
+    stderr: held.stream(rawIo.stderr),
+    holdSecret: (value) => held.hold(value),
+  };
   const [first, ...rest] = argv;
   if (first === undefined) {
     io.stderr.write(overview());

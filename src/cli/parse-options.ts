@@ -4,13 +4,7 @@ import { usageError } from './cli-error';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
-type ValueOf<C> = C extends { type: 'boolean' }
-  ? C extends { multiple: true }
-    ? boolean[]
-    : boolean
-  : C extends { multiple: true }
-    ? string[]
-    : string;
+type ValueOf<C> = C extends { type: 'boolean' } ? (C extends { multiple: true } ? boolean[] : boolean) : C extends { multiple: true } ? string[] : string;
 
 export interface Parsed<O extends OptionsConfig> {
   values: { [K in keyof O]?: ValueOf<O[K]> };
@@ -20,7 +14,9 @@ export interface Parsed<O extends OptionsConfig> {
 /** Options that take a secret must never be named `--token`: a token on the command line lands in shell history. */
 function refuseTokenFlag(args: readonly string[]): void {
   if (args.some((arg) => arg === '--token' || arg.startsWith('--token='))) {
-    throw usageError('--token is not accepted: a token on the command line ends up in shell history and process lists; set the environment variable or use --token-file');
+    throw usageError(
+      '--token is not accepted: a token on the command line ends up in shell history and process lists; set the environment variable or use --token-file',
+    );
   }
 }
 
@@ -31,7 +27,9 @@ function refuseTokenFlag(args: readonly string[]): void {
  */
 function refuseSecretFlag(args: readonly string[]): void {
   if (args.some((arg) => arg === '--secret' || arg.startsWith('--secret='))) {
-    throw usageError('--secret is not accepted here: a secret on the command line is visible in process lists (ps) and stays in shell history; write it to a file and pass --secret-file <file>, or set SVC_BOARD_WEBHOOK_SECRET (bot: SVC_BOT_WEBHOOK_SECRET) or SVC_WEBHOOK_SECRET');
+    throw usageError(
+      '--secret is not accepted here: a secret on the command line is visible in process lists (ps) and stays in shell history; write it to a file and pass --secret-file <file>, or set SVC_BOARD_WEBHOOK_SECRET (bot: SVC_BOT_WEBHOOK_SECRET) or SVC_WEBHOOK_SECRET',
+    );
   }
 }
 

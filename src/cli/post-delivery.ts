@@ -27,7 +27,11 @@ const MAX_MESSAGE = 300;
 /** Headers as svc sends them; a board delivery is signed afresh for each attempt, with the time of sending. */
 function sign(delivery: Delivery, secret: string): { body: string; headers: Record<string, string> } {
   if (delivery.webhook === 'board') {
-    const options = { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }), ...(delivery.kind === undefined ? {} : { eventType: delivery.kind }) };
+    const options = {
+      secret,
+      ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }),
+      ...(delivery.kind === undefined ? {} : { eventType: delivery.kind }),
+    };
     return signBoardEvent(delivery.body, options);
   }
   return signBotUpdate(delivery.body, { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }) });
@@ -50,6 +54,7 @@ async function errorBody(response: Response): Promise<{ code?: string; message?:
 
 /** Any receiver's text on one short line, with no control or direction characters left to act on a terminal. */
 function terminalSafe(text: string): string {
+  // oxlint-disable-next-line no-control-regex -- control characters are what it removes from a receiver's text
   const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }
@@ -82,7 +87,12 @@ export async function postDelivery(io: CliIo, { url, delivery, secret, timeoutMs
     response = await io.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal });
   } catch (err) {
     const code = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
-    return { ok: false, durationMs: duration(), error: connectionError(err, timeoutMs), ...(typeof code === 'string' ? { errorCode: code } : {}) };
+    return {
+      ok: false,
+      durationMs: duration(),
+      error: connectionError(err, timeoutMs),
+      ...(typeof code === 'string' ? { errorCode: code } : {}),
+    };
   }
   const durationMs = duration();
   const status = response.status;

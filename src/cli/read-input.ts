@@ -16,7 +16,9 @@ export function readInputFile(io: CliIo, path: string, what: string): Buffer {
 
 /** A secret kept in a file: its final newline (added by editors and `echo`) is not part of it. */
 function secretFromFile(io: CliIo, path: string, what: string): string {
-  return readInputFile(io, path, what).toString('utf8').replace(/\r?\n$/, '');
+  return readInputFile(io, path, what)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export interface SecretSources {

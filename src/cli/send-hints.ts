@@ -21,7 +21,7 @@ export function sendHints(outcome: AttemptOutcome, url: string): string[] {
     case 'signature_mismatch':
       return [
         "the receiver's webhook secret is not the one this command signed with (--secret, --secret-file, SVC_BOARD_WEBHOOK_SECRET or SVC_BOT_WEBHOOK_SECRET), or something between changed the body",
-        "to see why a request the receiver got fails, save its body and headers and run: npx svc-webhooks verify --body body.json --headers headers.txt --secret \"<the receiver's secret>\"",
+        'to see why a request the receiver got fails, save its body and headers and run: npx svc-webhooks verify --body body.json --headers headers.txt --secret "<the receiver\'s secret>"',
       ];
     case 'timestamp_out_of_tolerance':
       return ["the receiver's clock and this machine's differ by more than its tolerance (300 s by default): check both clocks"];

@@ -53,7 +53,12 @@ function note(s: WebhookStatus): string {
     case 'healthy':
       return s.lastError === undefined ? '-' : printable(s.lastError);
     case 'failing': {
-      const left = s.disablesAt === undefined ? 'svc disables it a day after failingSince' : s.disablesAt <= s.checkedAt ? 'svc disables it any moment now' : `svc disables it in about ${duration(s.disablesAt - s.checkedAt)}`;
+      const left =
+        s.disablesAt === undefined
+          ? 'svc disables it a day after failingSince'
+          : s.disablesAt <= s.checkedAt
+            ? 'svc disables it any moment now'
+            : `svc disables it in about ${duration(s.disablesAt - s.checkedAt)}`;
       return `${printable(s.lastError ?? 'no error given')} (${left}, dropping its queue)`;
     }
     case 'disabled':

@@ -5,7 +5,12 @@ export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** The declaration of every `SvcClient` option (docs/options.md is made from it). */
 export const SVC_CLIENT_OPTIONS = {
-  baseUrl: customOption<unknown>({ doc: "svc's base address, e.g. `https://acme.svc.example.com`; the route paths are appended to it.", type: 'string | URL', bounds: 'required; https:// (or http:// to this machine)', read: (value) => value }),
+  baseUrl: customOption<unknown>({
+    doc: "svc's base address, e.g. `https://acme.svc.example.com`; the route paths are appended to it.",
+    type: 'string | URL',
+    bounds: 'required; https:// (or http:// to this machine)',
+    read: (value) => value,
+  }),
   token: customOption<unknown>({
     doc: 'The bearer token: a bot token for the bot webhook routes, or the token of a person with MANAGE_BOARD and MANAGE_INTEGRATIONS for the board routes.',
     type: 'string',

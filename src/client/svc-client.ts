@@ -1,13 +1,5 @@
 import { botTokenProblem } from './bot-token';
-import type {
-  BoardWebhookInput,
-  BoardWebhookSetResult,
-  BoardWebhookState,
-  BotWebhookInput,
-  BotWebhookState,
-  PingResult,
-  VersionInfo,
-} from './setup-types';
+import type { BoardWebhookInput, BoardWebhookSetResult, BoardWebhookState, BotWebhookInput, BotWebhookState, PingResult, VersionInfo } from './setup-types';
 import { SvcClientError } from './svc-client-error';
 import { svcRequest, type SvcRequest, type Transport } from './svc-request';
 import { isOAuthCredential, tokenKind } from './token-kinds';
@@ -37,7 +29,6 @@ export interface SvcClientOptions {
    */
   allowInsecureHttp?: boolean;
 }
-
 
 /**
  * Whether `value` is a deadline a timer keeps: AbortSignal.timeout() takes whole milliseconds up
@@ -183,7 +174,8 @@ function checkBaseUrl(value: unknown): string {
   } catch {
     throw new SvcClientError('invalid_base_url', 'baseUrl must be an absolute URL such as https://acme.svc.example.com');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SvcClientError('invalid_base_url', 'baseUrl must use https:// (or http:// for a local server)');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new SvcClientError('invalid_base_url', 'baseUrl must use https:// (or http:// for a local server)');
   // Credentials or a query in the base would ride along on every call, and a token never goes in a URL.
   // An empty `?` or `#` is not in `search` or `hash` but stays in the href, where the routes would follow it.
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || /[?#]/.test(url.href)) {
@@ -197,7 +189,10 @@ function checkTokenTransport(baseUrl: string): void {
   const url = new URL(baseUrl);
   if (url.protocol !== 'http:') return;
   if (!isLoopbackHost(url.hostname)) {
-    throw new SvcClientError('invalid_base_url', 'the token would travel unencrypted: use https:// (plain http:// is for a server on this machine; set allowInsecureHttp to send it to another host anyway)');
+    throw new SvcClientError(
+      'invalid_base_url',
+      'the token would travel unencrypted: use https:// (plain http:// is for a server on this machine; set allowInsecureHttp to send it to another host anyway)',
+    );
   }
 }
 

@@ -56,13 +56,20 @@ export async function svcRequest(transport: Transport, request: SvcRequest): Pro
   // An error's oversized body is only not shown: its status still says what went wrong.
   if (response.status < 200 || response.status > 299) throw statusError(response, text ?? '', where, request);
   if (text === undefined) {
-    throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body over ${MAX_ANSWER_BYTES} bytes; its answers are far smaller, check the base url`, { status: response.status });
+    throw new SvcClientError(
+      'invalid_response',
+      `${where}: svc answered ${response.status} with a body over ${MAX_ANSWER_BYTES} bytes; its answers are far smaller, check the base url`,
+      { status: response.status },
+    );
   }
   if (text.trim() === '') return { status: response.status, json: undefined };
   try {
     return { status: response.status, json: JSON.parse(text) as unknown };
   } catch (err) {
-    throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body that is not JSON`, { status: response.status, cause: err });
+    throw new SvcClientError('invalid_response', `${where}: svc answered ${response.status} with a body that is not JSON`, {
+      status: response.status,
+      cause: err,
+    });
   }
 }
 
@@ -91,7 +98,9 @@ function transportError(err: unknown, request: SvcRequest, timeoutMs: number): S
 function statusError(response: Response, text: string, where: string, request: SvcRequest): SvcClientError {
   const status = response.status;
   if (status >= 300 && status < 400) {
-    return new SvcClientError('svc_api_error', `${where}: svc answered with a redirect (${status}); redirects are not followed, check the base url`, { status });
+    return new SvcClientError('svc_api_error', `${where}: svc answered with a redirect (${status}); redirects are not followed, check the base url`, {
+      status,
+    });
   }
   const said = svcMessage(text, request);
   const suffix = said === undefined ? '' : `: ${said}`;

@@ -71,7 +71,10 @@ export function webhookUrlProblem(url: string): string | undefined {
   }
   if (parsed.protocol !== 'https:') return `it must use https:// (svc delivers webhooks only over https), not ${parsed.protocol}//`;
   // The URL parser has already normalised 127.1 or 0x7f.0.0.1 to dotted IPv4.
-  const host = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = parsed.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (isIPv4(host) || isIPv6(host)) {
     const family = isIPv4(host) ? 'ipv4' : 'ipv6';
     const hit = RANGE_LISTS.find(({ list }) => list.check(host, family));

@@ -37,7 +37,11 @@ export type StoreFailure = { readonly error: unknown } | undefined;
 export function attempt(call: () => unknown): StoreFailure | Promise<StoreFailure> {
   try {
     const done = call();
-    if (isThenable(done)) return Promise.resolve(done).then(() => undefined, (error: unknown) => ({ error }));
+    if (isThenable(done))
+      return Promise.resolve(done).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
   } catch (error) {
     return { error };
   }
@@ -132,11 +136,14 @@ export function holdClaim(held: HeldClaim, { leaseMs, abandonAfterMs, onAbandon 
     renewal = setInterval(renew, Math.max(1, Math.floor(leaseMs / 3)));
     renewal.unref();
   }
-  const abandon = setTimeout(() => {
-    clearInterval(renewal);
-    onAbandon();
-    void releaseClaim(held);
-  }, Math.max(0, abandonAfterMs));
+  const abandon = setTimeout(
+    () => {
+      clearInterval(renewal);
+      onAbandon();
+      void releaseClaim(held);
+    },
+    Math.max(0, abandonAfterMs),
+  );
   abandon.unref();
   return {
     stop() {
@@ -208,23 +215,35 @@ export function holdUntilSettled(c: Claim, run: LateRun): void {
     abandonAfterMs: run.abandonAfterMs - (performance.now() - c.started),
     onAbandon: () => {
       abandoned = true;
-      run.log.error({ abandonAfterMs: run.abandonAfterMs }, 'handlers did not settle within abandonAfterMs; the run is abandoned and the claim released, so the next retry runs them again');
+      run.log.error(
+        { abandonAfterMs: run.abandonAfterMs },
+        'handlers did not settle within abandonAfterMs; the run is abandoned and the claim released, so the next retry runs them again',
+      );
       done();
     },
   });
   const settle = run.settled.then(async (end) => {
     hold.stop();
     if (end.state === 'failed') {
-      run.log.error({ err: safeError(end.error) }, abandoned ? 'an abandoned run failed' : 'handlers failed after their deadline; the claim is released for the retry');
+      run.log.error(
+        { err: safeError(end.error) },
+        abandoned ? 'an abandoned run failed' : 'handlers failed after their deadline; the claim is released for the retry',
+      );
       if (!abandoned) await releaseClaim(c);
     } else {
       // Recorded even when abandoned: the store's token check keeps a retry's own claim intact.
-      run.log.info(abandoned ? 'an abandoned run finished; the delivery is recorded as handled' : 'handlers finished after their deadline; the delivery is recorded as handled');
+      run.log.info(
+        abandoned
+          ? 'an abandoned run finished; the delivery is recorded as handled'
+          : 'handlers finished after their deadline; the delivery is recorded as handled',
+      );
       // The last renewal was at most a third of a lease ago.
       await commitWithRetry(c, performance.now() + (leaseMs * 2) / 3, await attempt(() => c.store.commit(c.id, c.token)));
     }
   });
-  void settle.catch(() => undefined).finally(() => {
-    if (!abandoned) done();
-  });
+  void settle
+    .catch(() => undefined)
+    .finally(() => {
+      if (!abandoned) done();
+    });
 }

@@ -36,9 +36,6 @@ export interface DeliveryStore {
 }
 
 /** What a claim found: the delivery is now ours (with the token to commit or release it), done already, or held by another attempt. */
-export type ClaimResult =
-  | { readonly state: 'claimed'; readonly token: string }
-  | { readonly state: 'done' }
-  | { readonly state: 'busy' };
+export type ClaimResult = { readonly state: 'claimed'; readonly token: string } | { readonly state: 'done' } | { readonly state: 'busy' };
 
 export { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';

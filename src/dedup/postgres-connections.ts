@@ -57,22 +57,23 @@ export function giveBackWhenSettled(
   };
   const timer = setTimeout(() => settle(true), boundMs);
   timer.unref();
-  query.then(
-    () => false,
-    (err: unknown) => discards(err),
-  ).then((lost) => {
-    if (lost || cleanUp === undefined || settled) return settle(lost);
-    cleanUp().then(
-      () => settle(false),
-      () => settle(true),
-    );
-  });
+  query
+    .then(
+      () => false,
+      (err: unknown) => discards(err),
+    )
+    .then((lost) => {
+      if (lost || cleanUp === undefined || settled) return settle(lost);
+      cleanUp().then(
+        () => settle(false),
+        () => settle(true),
+      );
+    });
 }
 
 /** A pool of the store's own, tuned to fail fast: for `connectionString`. */
 export function createPool(connectionString: string, timeoutMs: number): PostgresPool {
   // An optional peer dependency: only users of `connectionString` need pg installed.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Pool } = require('pg') as typeof import('pg');
   const pool = new Pool({ connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
   // An idle connection that the server drops is an error event; the next statement reconnects or fails closed (503).

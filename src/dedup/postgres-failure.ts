@@ -13,7 +13,12 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
 // SQLSTATEs of a server that is going away or cannot take the connection now.
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300', '53000']);
 // pg reports a lost or refused connection with these messages and no code.
-const PG_MESSAGES = [/^Connection terminated/, /connection error and is not queryable/, /^timeout exceeded when trying to connect/, /^Client was closed and is not queryable/];
+const PG_MESSAGES = [
+  /^Connection terminated/,
+  /connection error and is not queryable/,
+  /^timeout exceeded when trying to connect/,
+  /^Client was closed and is not queryable/,
+];
 
 export function isConnectionFailure(err: unknown): boolean {
   if (err instanceof StoreTimeoutError) return true;

@@ -251,7 +251,12 @@ function translate(err: unknown): unknown {
   }
   const message = (err as { message?: unknown } | null)?.message;
   if (typeof message === 'string' && message.includes(CLAIM_LOST_MARKER)) {
-    return storeRefusal(new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', { cause: err, retryAfter: 5 }));
+    return storeRefusal(
+      new SvcWebhookError('delivery_in_progress', 'another attempt holds this delivery now; this attempt rolled its transaction back', {
+        cause: err,
+        retryAfter: 5,
+      }),
+    );
   }
   return err;
 }

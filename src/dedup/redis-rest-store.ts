@@ -126,7 +126,8 @@ async function answerOf(response: Response, name: string, token: string): Promis
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
   // The server's words, for the log, with the token cut out should a server ever echo it.
   if (typeof error === 'string') throw new Error(`redis REST refused ${name}: ${error.split(token).join('[Redacted]').slice(0, 200)}`);
-  if (!response.ok || typeof body !== 'object' || body === null || !('result' in body)) throw new Error(`redis REST answered ${name} with HTTP ${response.status} and no result`);
+  if (!response.ok || typeof body !== 'object' || body === null || !('result' in body))
+    throw new Error(`redis REST answered ${name} with HTTP ${response.status} and no result`);
   return (body as { result: unknown }).result;
 }
 

@@ -65,7 +65,8 @@ export class RedisStore implements DeliveryStore {
     this.retentionMs = read.retentionMs;
     this.prefix = read.prefix;
     this.ownsClient = read.client === undefined;
-    this.client = (read.client as RedisCommander | undefined) ?? connect(read.url === undefined ? { cluster: read.cluster! } : { url: read.url }, this.timeoutMs);
+    this.client =
+      (read.client as RedisCommander | undefined) ?? connect(read.url === undefined ? { cluster: read.cluster! } : { url: read.url }, this.timeoutMs);
   }
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {

@@ -171,7 +171,22 @@ export class BoardOrder {
 
   private async turn({ board, jobId, sequence }: { board: string; jobId: string; sequence: number }, now: number, probe: boolean): Promise<Turn> {
     const k = this.keys(board);
-    const [run, value, gapFrom] = (await this.redis.eval(START, 4, k.last, k.pending, k.lock, k.passed, jobId, sequence, now, this.gapWaitMs, this.ttlMs, this.keyPrefix, probe ? '1' : '0', this.lastTtlMs)) as [number, number, number?];
+    const [run, value, gapFrom] = (await this.redis.eval(
+      START,
+      4,
+      k.last,
+      k.pending,
+      k.lock,
+      k.passed,
+      jobId,
+      sequence,
+      now,
+      this.gapWaitMs,
+      this.ttlMs,
+      this.keyPrefix,
+      probe ? '1' : '0',
+      this.lastTtlMs,
+    )) as [number, number, number?];
     if (run === 2) return { run: false, handled: true };
     if (run !== 1) return gapFrom === undefined ? { run: false, waitMs: value } : { run: false, waitMs: value, missing: { from: gapFrom, to: sequence - 1 } };
     return value === -1 ? { run: true } : { run: true, gap: { from: value, to: sequence - 1 } };
@@ -209,7 +224,11 @@ export class BoardOrder {
  * The line an ordered event writes when it starts waiting for numbers that have not arrived: without
  * it a worker waits `gapWaitMs` in silence (the CLI's example events start at sequence 211).
  */
-export function logGapWait(logger: WebhookLogger, data: { readonly board?: string; readonly sequence?: number; readonly deliveryId: string }, turn: { readonly waitMs: number; readonly missing: SequenceGap }): void {
+export function logGapWait(
+  logger: WebhookLogger,
+  data: { readonly board?: string; readonly sequence?: number; readonly deliveryId: string },
+  turn: { readonly waitMs: number; readonly missing: SequenceGap },
+): void {
   const { from, to } = turn.missing;
   const numbers = from === to ? `sequence ${from}` : `sequences ${from}–${to}`;
   logger.info(

@@ -30,7 +30,6 @@ export class DeadLetters {
     private readonly connection: InboxClient,
     prefix: string,
   ) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
     this.queues = new Map(INBOX_QUEUES.map((name) => [name, new BullQueue<InboxJob>(name, { connection, prefix, skipMetasUpdate: true })]));
   }

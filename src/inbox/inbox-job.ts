@@ -60,7 +60,9 @@ export function jobIdOf(deliveryId: string): string {
 }
 
 export function deliveryIdOf(jobId: string): string {
-  return jobId.slice(2).replace(/%(25|3A|u[0-9A-F]{4})/g, (_, code: string) => (code === '25' ? '%' : code === '3A' ? ':' : String.fromCharCode(parseInt(code.slice(1), 16))));
+  return jobId
+    .slice(2)
+    .replace(/%(25|3A|u[0-9A-F]{4})/g, (_, code: string) => (code === '25' ? '%' : code === '3A' ? ':' : String.fromCharCode(parseInt(code.slice(1), 16))));
 }
 
 // With the u flag, a surrogate pair is one code point: \p{Cs} matches only a lone surrogate.

@@ -86,8 +86,22 @@ export const INBOX_OPTIONS = {
       if (value === '' || value.includes(':')) throw new TypeError(`svc-webhooks: \`${name}\` must be a non-empty string without ":"`);
     },
   }),
-  retryForMs: numberOption({ doc: 'How long a failing delivery is retried before it becomes a dead letter (svc retries for a day).', unit: 'ms', default: DAY_MS, min: 0, max: 30 * DAY_MS, integer: false }),
-  retryDelayMs: numberOption({ doc: "The first retry's delay; each next one doubles, up to `maxRetryDelayMs`.", unit: 'ms', default: 1000, min: 1, max: DAY_MS, integer: false }),
+  retryForMs: numberOption({
+    doc: 'How long a failing delivery is retried before it becomes a dead letter (svc retries for a day).',
+    unit: 'ms',
+    default: DAY_MS,
+    min: 0,
+    max: 30 * DAY_MS,
+    integer: false,
+  }),
+  retryDelayMs: numberOption({
+    doc: "The first retry's delay; each next one doubles, up to `maxRetryDelayMs`.",
+    unit: 'ms',
+    default: 1000,
+    min: 1,
+    max: DAY_MS,
+    integer: false,
+  }),
   maxRetryDelayMs: numberOption({
     doc: 'The longest delay between two retries.',
     unit: 'ms',
@@ -107,7 +121,14 @@ export const INBOX_OPTIONS = {
       throw new TypeError(`svc-webhooks: \`${name}\` must be a boolean or a list of board event types; got ${kindOf(value)}`);
     },
   }),
-  gapWaitMs: numberOption({ doc: 'How long an ordered event waits for a missing predecessor, from when a worker first takes it up, before it is handled with `ctx.gap`.', unit: 'ms', default: 2 * 60 * 1000, min: 0, max: DAY_MS, integer: false }),
+  gapWaitMs: numberOption({
+    doc: 'How long an ordered event waits for a missing predecessor, from when a worker first takes it up, before it is handled with `ctx.gap`.',
+    unit: 'ms',
+    default: 2 * 60 * 1000,
+    min: 0,
+    max: DAY_MS,
+    integer: false,
+  }),
   keepProcessedMs: numberOption({
     doc: "How long a processed delivery's job is kept: a repeat enqueued in that time (after a receiver crashed between enqueueing and recording it) finds it and is not run again.",
     unit: 'ms',
@@ -117,10 +138,23 @@ export const INBOX_OPTIONS = {
     max: 30 * DAY_MS,
     integer: false,
   }),
-  enqueueTimeoutMs: numberOption({ doc: 'Longest wait for Redis to take a delivery; past it the delivery is refused with 503 and retried by svc.', unit: 'ms', default: 2000, min: 1, max: 9000, integer: false }),
+  enqueueTimeoutMs: numberOption({
+    doc: 'Longest wait for Redis to take a delivery; past it the delivery is refused with 503 and retried by svc.',
+    unit: 'ms',
+    default: 2000,
+    min: 1,
+    max: 9000,
+    integer: false,
+  }),
 };
 
-const RENAMED = { url: 'connection', retryFor: 'retryForMs', retryDelay: 'retryDelayMs', maxRetryDelay: 'maxRetryDelayMs', keepProcessedFor: 'keepProcessedMs' };
+const RENAMED = {
+  url: 'connection',
+  retryFor: 'retryForMs',
+  retryDelay: 'retryDelayMs',
+  maxRetryDelay: 'maxRetryDelayMs',
+  keepProcessedFor: 'keepProcessedMs',
+};
 
 /** Checks the inbox options once, at setup. */
 export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): InboxSettings {
@@ -136,7 +170,9 @@ export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): In
   const prefix = read.prefix ?? (onCluster ? '{svc-webhooks}' : 'svc-webhooks');
   // Every key of a queue (and of board order, whose scripts read its jobs) must hash to one slot.
   if (onCluster && !hasHashTag(prefix)) {
-    throw new TypeError('svc-webhooks: `inbox.prefix` must have a hash tag on a cluster, such as `{svc-webhooks}`, so that all of a queue\'s keys are in one slot');
+    throw new TypeError(
+      "svc-webhooks: `inbox.prefix` must have a hash tag on a cluster, such as `{svc-webhooks}`, so that all of a queue's keys are in one slot",
+    );
   }
   return {
     ...read,
@@ -150,11 +186,14 @@ export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): In
 function connectionOf(value: unknown, name: string): string | Required<InboxCluster> | undefined {
   if (value === undefined || (typeof value === 'string' && /^rediss?:\/\//.test(value))) return value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`svc-webhooks: \`${name}\` must be a redis:// or rediss:// URL, or { cluster: [seed URLs] }; got ${kindOf(value)}${typeof value === 'string' ? ' that is not one' : ''}`);
+    throw new TypeError(
+      `svc-webhooks: \`${name}\` must be a redis:// or rediss:// URL, or { cluster: [seed URLs] }; got ${kindOf(value)}${typeof value === 'string' ? ' that is not one' : ''}`,
+    );
   }
   const given = value as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (key !== 'cluster' && key !== 'waitForReplicas') throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${key}\`; a cluster takes \`cluster\` and \`waitForReplicas\``);
+    if (key !== 'cluster' && key !== 'waitForReplicas')
+      throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${key}\`; a cluster takes \`cluster\` and \`waitForReplicas\``);
   }
   const cluster = clusterSeeds(given.cluster, `${name}.cluster`);
   const waitForReplicas = numberOption({ doc: '', unit: 'count', default: 1, min: 0, max: 16 }).read(given.waitForReplicas, `${name}.waitForReplicas`);

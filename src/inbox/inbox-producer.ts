@@ -74,7 +74,6 @@ export class InboxProducer<D extends Delivery> {
 
   private open(): Queue<InboxJob> {
     if (this.queue !== undefined) return this.queue;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Queue: BullQueue } = require('bullmq') as typeof import('bullmq');
     const connection = inboxConnection(this.inbox.connection, 'producer');
     const queue = new BullQueue<InboxJob>(this.webhook, { connection, prefix: this.inbox.prefix });

@@ -31,10 +31,15 @@ export function inboxConnection(connection: InboxSettings['connection'], role: '
  * the one the writes went on.
  */
 export async function replicasHold(client: Cluster, key: string, replicas: number, timeoutMs: number): Promise<void> {
-  const answers = await client.pipeline().exists(key).call('WAIT', replicas, Math.max(1, Math.ceil(timeoutMs))).exec();
+  const answers = await client
+    .pipeline()
+    .exists(key)
+    .call('WAIT', replicas, Math.max(1, Math.ceil(timeoutMs)))
+    .exec();
   const [error, acknowledged] = answers?.[1] ?? [new Error('no answer to WAIT'), 0];
   if (error) throw error;
-  if (Number(acknowledged) < replicas) throw new Error(`only ${Number(acknowledged)} of ${replicas} replicas acknowledged the delivery within ${Math.ceil(timeoutMs)} ms`);
+  if (Number(acknowledged) < replicas)
+    throw new Error(`only ${Number(acknowledged)} of ${replicas} replicas acknowledged the delivery within ${Math.ceil(timeoutMs)} ms`);
 }
 
 /**

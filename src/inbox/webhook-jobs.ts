@@ -6,7 +6,10 @@ import type { InboxSettings } from './inbox-options';
 const utf8 = new TextDecoder();
 
 /** What every job keeps of its delivery. */
-function jobOf(webhook: 'board' | 'bot', { delivery, body, request, receivedAt }: AcceptedDelivery<Delivery & { readonly verifiedBy: string | undefined }>): InboxJob {
+function jobOf(
+  webhook: 'board' | 'bot',
+  { delivery, body, request, receivedAt }: AcceptedDelivery<Delivery & { readonly verifiedBy: string | undefined }>,
+): InboxJob {
   return {
     webhook,
     deliveryId: delivery.id,

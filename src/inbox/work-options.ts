@@ -17,15 +17,30 @@ export interface WorkOptions {
 
 /** The declaration of every `work()` option (docs/options.md is made from it). */
 export const WORK_OPTIONS = {
-  concurrency: numberOption({ doc: 'Deliveries this worker runs at once (each board still one at a time in board order).', unit: 'count', default: 10, min: 1 }),
+  concurrency: numberOption({
+    doc: 'Deliveries this worker runs at once (each board still one at a time in board order).',
+    unit: 'count',
+    default: 10,
+    min: 1,
+  }),
   lockDurationMs: numberOption({
     doc: "How long a job stays with a worker that stopped answering (killed, frozen) before another worker takes it: BullMQ's `lockDuration`, renewed every half of it.",
     unit: 'ms',
     default: 30_000,
     min: 100,
   }),
-  stalledIntervalMs: numberOption({ doc: "How often the workers look for jobs whose worker is gone (BullMQ's `stalledInterval`).", unit: 'ms', default: 30_000, min: 100 }),
-  maxStalledCount: numberOption({ doc: 'How often one delivery may be taken back from a gone worker before it becomes a dead letter.', unit: 'count', default: 3, min: 0 }),
+  stalledIntervalMs: numberOption({
+    doc: "How often the workers look for jobs whose worker is gone (BullMQ's `stalledInterval`).",
+    unit: 'ms',
+    default: 30_000,
+    min: 100,
+  }),
+  maxStalledCount: numberOption({
+    doc: 'How often one delivery may be taken back from a gone worker before it becomes a dead letter.',
+    unit: 'count',
+    default: 3,
+    min: 0,
+  }),
 };
 
 export type WorkSettings = ReadOptions<typeof WORK_OPTIONS>;

@@ -9,7 +9,17 @@ import { redactSecrets } from './redact-secrets';
  * in any case and after any prefix, and 64 hex digits) or an svc token. Objects are scrubbed as
  * JSON writes them (own fields, `toJSON`'s answer) down to ten levels; deeper ones are cut.
  */
-export const SENSITIVE_KEYS: ReadonlySet<string> = new Set(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password']);
+export const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
+  'secret',
+  'secrets',
+  'authorization',
+  'proxy-authorization',
+  'x-svc-signature',
+  'token',
+  'cookie',
+  'set-cookie',
+  'password',
+]);
 // Any spelling svc's or a proxy's (`V1=`, `SHA256=`, `sig_v1=`): the 64 hex digits are what is kept secret.
 const SIGNATURE = /(sha256|v1)=[0-9a-f]{64}(?![0-9a-f])/gi;
 const TOKEN_PREFIX = /svc_(bot|os|oc|oa|or|client)_/;
@@ -176,7 +186,8 @@ function scrubber(secrets: readonly string[], how: { asJson: boolean } = { asJso
     if (value instanceof Set) return scrubArray([...value], depth);
     const web = globalThis as { Headers?: typeof Headers; Request?: typeof Request; Response?: typeof Response };
     if (web.Headers !== undefined && value instanceof web.Headers) return scrubEntries(value, depth);
-    if (web.Request !== undefined && value instanceof web.Request) return { method: value.method, url: scrub(value.url, depth + 1), headers: scrubEntries(value.headers, depth + 1) };
+    if (web.Request !== undefined && value instanceof web.Request)
+      return { method: value.method, url: scrub(value.url, depth + 1), headers: scrubEntries(value.headers, depth + 1) };
     if (web.Response !== undefined && value instanceof web.Response) return { status: value.status, headers: scrubEntries(value.headers, depth + 1) };
     return NOT_HELD;
   };
@@ -238,7 +249,8 @@ function scrubber(secrets: readonly string[], how: { asJson: boolean } = { asJso
       if (typeof err.stack === 'string') out.stack = text(err.stack);
       for (const key of Object.keys(err)) {
         // A field without a value is left out, as JSON leaves it out.
-        if (key !== 'cause' && (err as unknown as Record<string, unknown>)[key] !== undefined) put(out, text(key), SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1));
+        if (key !== 'cause' && (err as unknown as Record<string, unknown>)[key] !== undefined)
+          put(out, text(key), SENSITIVE_KEYS.has(key.toLowerCase()) ? REDACTED : scrub((err as unknown as Record<string, unknown>)[key], depth + 1));
       }
       if (err.cause !== undefined) out.cause = scrub(err.cause, depth + 1);
     } catch {

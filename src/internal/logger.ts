@@ -174,5 +174,9 @@ export function isPinoLogger(value: unknown): boolean {
 /** Whether `value` can be the `logger` option's other kind: info, warn and error are functions. */
 export function isLoggerLike(value: unknown): value is LoggerLike {
   const candidate = value as Partial<Record<LogLevel, unknown>> | null;
-  return (typeof candidate === 'object' || typeof candidate === 'function') && candidate !== null && ['info', 'warn', 'error'].every((m) => typeof candidate[m as LogLevel] === 'function');
+  return (
+    (typeof candidate === 'object' || typeof candidate === 'function') &&
+    candidate !== null &&
+    ['info', 'warn', 'error'].every((m) => typeof candidate[m as LogLevel] === 'function')
+  );
 }

@@ -49,7 +49,8 @@ export function readOptions<T extends OptionTable>(table: T, input: unknown, sco
   }
   const given = input as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (!Object.hasOwn(table, key)) throw new TypeError(`svc-webhooks: ${scope.factory} has no option \`${prefix}${key}\`${suggestion(key, Object.keys(table), scope)}`);
+    if (!Object.hasOwn(table, key))
+      throw new TypeError(`svc-webhooks: ${scope.factory} has no option \`${prefix}${key}\`${suggestion(key, Object.keys(table), scope)}`);
   }
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(table)) out[name] = table[name]!.read(given[name], `${prefix}${name}`);
@@ -120,7 +121,9 @@ export interface NumberOption {
 }
 
 /** A number within bounds, with a unit that its name also says (`…Ms`, `…Seconds`, `…Bytes`, `max…`). */
-export function numberOption<D extends number | undefined>(spec: NumberOption & { readonly default: D }): OptionDeclaration<D extends number ? number : number | undefined> {
+export function numberOption<D extends number | undefined>(
+  spec: NumberOption & { readonly default: D },
+): OptionDeclaration<D extends number ? number : number | undefined> {
   const whole = spec.integer ?? true;
   const unit = UNIT_WORDS[spec.unit];
   const max = spec.max ?? Number.MAX_SAFE_INTEGER;
@@ -135,7 +138,14 @@ export function numberOption<D extends number | undefined>(spec: NumberOption & 
     bounds: shown,
     read(value, name) {
       if (value === undefined) return spec.default as never;
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < spec.min || (spec.minExclusive === true && value === spec.min) || value > max || (whole && !Number.isInteger(value))) {
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        value < spec.min ||
+        (spec.minExclusive === true && value === spec.min) ||
+        value > max ||
+        (whole && !Number.isInteger(value))
+      ) {
         throw new RangeError(`svc-webhooks: \`${name}\` must be ${range}; got ${kindOf(value)}`);
       }
       return value as never;
@@ -152,14 +162,20 @@ export function choiceOption<C extends string>(spec: { readonly doc: string; rea
     defaultText: `'${spec.default}'`,
     read(value, name) {
       if (value === undefined) return spec.default;
-      if (typeof value !== 'string' || !(spec.choices as readonly string[]).includes(value)) throw new TypeError(`svc-webhooks: \`${name}\` must be one of ${list}; got ${kindOf(value)}`);
+      if (typeof value !== 'string' || !(spec.choices as readonly string[]).includes(value))
+        throw new TypeError(`svc-webhooks: \`${name}\` must be one of ${list}; got ${kindOf(value)}`);
       return value as C;
     },
   };
 }
 
 /** A function, such as a clock; absent reads as the default. */
-export function functionOption<F extends (...args: never[]) => unknown>(spec: { readonly doc: string; readonly type: string; readonly default?: F; readonly defaultText?: string }): OptionDeclaration<F | undefined> {
+export function functionOption<F extends (...args: never[]) => unknown>(spec: {
+  readonly doc: string;
+  readonly type: string;
+  readonly default?: F;
+  readonly defaultText?: string;
+}): OptionDeclaration<F | undefined> {
   return {
     doc: spec.doc,
     type: spec.type,

@@ -3,7 +3,7 @@
  * Shorter tails are left alone so that names such as `svc_client_id` survive in log text. The
  * lookahead takes the whole run of token characters, never a shorter match inside it.
  */
-const SECRET_LOOKING = /svc_(bot|os|oc|oa|or|client)_([A-Za-z0-9_\-.+\/=~]{16,})(?![A-Za-z0-9_\-.+\/=~])/g;
+const SECRET_LOOKING = /svc_(bot|os|oc|oa|or|client)_([A-Za-z0-9_\-.+/=~]{16,})(?![A-Za-z0-9_\-.+/=~])/g;
 const BOT_ID = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})_/;
 /** A full secret part; only then are its first characters kept (the public `tokenPrefix`). */
 const FULL_SECRET_LENGTH = 43;

@@ -41,7 +41,6 @@ export function clusterSeeds(value: unknown, name: string): readonly string[] {
  * peer dependency: only the users of a Redis need it installed.
  */
 export function createRedisClient(target: RedisTarget, options: RedisOptions): Redis | Cluster {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ioredis = require('ioredis') as typeof import('ioredis');
   if ('url' in target) return new ioredis.Redis(target.url, options);
   const urls = target.cluster.map((seed) => new URL(seed));

@@ -10,7 +10,9 @@ import { hasLoneSurrogate } from './unicode';
  * marker of its own, so no text can name another family's key.
  */
 export function keySegment(text: string): string {
-  return text.replace(UNSAFE, (char) => (hasLoneSurrogate(char) ? `%u${hex(char.charCodeAt(0), 4)}` : [...utf8.encode(char)].map((byte) => `%${hex(byte, 2)}`).join('')));
+  return text.replace(UNSAFE, (char) =>
+    hasLoneSurrogate(char) ? `%u${hex(char.charCodeAt(0), 4)}` : [...utf8.encode(char)].map((byte) => `%${hex(byte, 2)}`).join(''),
+  );
 }
 
 // With the u flag each match is one code point: a character outside the set, or a lone surrogate.

@@ -32,7 +32,12 @@ export function safeError(value: unknown, depth = 0): Error {
   const safeCause = depth < MAX_DEPTH && has(value, 'cause') ? { cause: safeError(read('cause'), depth + 1) } : undefined;
   let copy: Error;
   if (isOwnError(value) && typeof code === 'string') copy = new SvcWebhookError(code as SvcWebhookError['code'], text, safeCause);
-  else if (errors !== undefined) copy = new AggregateError(errors.map((e) => safeError(e, depth + 1)), text, safeCause);
+  else if (errors !== undefined)
+    copy = new AggregateError(
+      errors.map((e) => safeError(e, depth + 1)),
+      text,
+      safeCause,
+    );
   else copy = new Error(text, safeCause);
   if (!(copy instanceof SvcWebhookError) && (typeof code === 'string' || typeof code === 'number')) Object.assign(copy, { code: String(code) });
   const stack = read('stack');
@@ -61,7 +66,6 @@ function isOwnError(value: object): boolean {
     return false; // a revoked Proxy
   }
 }
-
 
 function objectText(value: object): string {
   try {

@@ -59,7 +59,9 @@ export function inWorkers(): boolean {
 /** The `logger` option, checked: a TypeError names what it got and what it takes. */
 export function checkLoggerOption(value: unknown, name: string): LoggerOption | undefined {
   if (value === undefined || value === false || isPinoLogger(value) || isLoggerLike(value)) return value as LoggerOption | undefined;
-  throw new TypeError(`svc-webhooks: \`${name}\` must be a pino logger, an object with info, warn and error methods (console, winston, bunyan), or false for none; got ${kindOf(value)}`);
+  throw new TypeError(
+    `svc-webhooks: \`${name}\` must be a pino logger, an object with info, warn and error methods (console, winston, bunyan), or false for none; got ${kindOf(value)}`,
+  );
 }
 
 /** The loggers of one webhook: `secrets` are its configured secret values, dropped from every line. */

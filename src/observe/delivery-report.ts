@@ -104,8 +104,15 @@ export class DeliveryReport {
     if (isCountedRefusal(error)) this.refusals.refused(error, a.request.facts, fields);
     else if (error.status >= 500) {
       // Its cause is what a handler or a store threw: with a resolver, it may hold the board's secret.
-      childDropping(this.parts.logger, {}, a.verifierSecrets).error({ ...fields, status: error.status, code: error.code, err: safeError(error) }, HANDLER_CODES.has(error.code) ? HANDLER_FAILED : 'delivery refused');
-    } else this.parts.logger.warn({ ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } }, 'delivery refused');
+      childDropping(this.parts.logger, {}, a.verifierSecrets).error(
+        { ...fields, status: error.status, code: error.code, err: safeError(error) },
+        HANDLER_CODES.has(error.code) ? HANDLER_FAILED : 'delivery refused',
+      );
+    } else
+      this.parts.logger.warn(
+        { ...fields, status: error.status, code: error.code, err: { type: error.name, code: error.code, message: error.message } },
+        'delivery refused',
+      );
     a.trace?.end({ outcome: 'rejected', status: error.status, code: error.code, message: error.message, deliveryId: delivery?.id, kind: delivery?.kind });
     this.tell(() => refusalRecord({ ...fields, webhook: this.parts.webhook, receivedAt: a.receivedAt }, error, a.received));
     if (this.parts.errorHandlers.length > 0) {
@@ -149,7 +156,10 @@ export class DeliveryReport {
 
   private notify<F>(observers: readonly F[], what: string, call: (observer: F) => unknown): void {
     const report = (err: unknown) => quietly(() => this.parts.logger.error({ err: safeError(err) }, what));
-    for (const observer of observers) Promise.resolve().then(() => call(observer)).catch(report);
+    for (const observer of observers)
+      Promise.resolve()
+        .then(() => call(observer))
+        .catch(report);
   }
 }
 
@@ -171,7 +181,8 @@ function refusalRecord(
     message: error.message,
     verified: received?.verified === true,
   };
-  if (error.code === 'schema_violation' && Array.isArray(error.details) && error.details.length > 0) record.problems = error.details as DeliveryRecord['problems'];
+  if (error.code === 'schema_violation' && Array.isArray(error.details) && error.details.length > 0)
+    record.problems = error.details as DeliveryRecord['problems'];
   if (received !== undefined) {
     record.body = received.body;
     if (received.payload !== undefined) record.payload = received.payload;

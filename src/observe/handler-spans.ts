@@ -24,7 +24,11 @@ export interface SpanParent {
 export type HandlerCall = () => unknown;
 
 /** Wraps each handler call in a child span of the parent's, ended when the handler settles. */
-export function handlerSpans({ otel, tracer, context: parent, webhook }: SpanParent, calls: HandlerCall[], { deliveryId, kind, secrets }: HandlerSpanOf): HandlerCall[] {
+export function handlerSpans(
+  { otel, tracer, context: parent, webhook }: SpanParent,
+  calls: HandlerCall[],
+  { deliveryId, kind, secrets }: HandlerSpanOf,
+): HandlerCall[] {
   return calls.map((call, index) => () => {
     const span = tracer.startSpan(
       SPAN_HANDLER,
@@ -73,9 +77,13 @@ function failed(otel: Api, span: OtelApi.Span, err: unknown, secrets: readonly s
   // The name is the thrower's text as much as the message is.
   const name = scrub(safe.name);
   const code = (safe as { code?: unknown }).code;
-  span.recordException({ name, message, ...(safe.stack === undefined ? {} : { stack: scrub(safe.stack) }), ...(typeof code === 'string' ? { code: scrub(code) } : {}) });
+  span.recordException({
+    name,
+    message,
+    ...(safe.stack === undefined ? {} : { stack: scrub(safe.stack) }),
+    ...(typeof code === 'string' ? { code: scrub(code) } : {}),
+  });
   span.setAttribute('error.type', name);
   span.setStatus({ code: otel.SpanStatusCode.ERROR, message });
   span.end();
 }
-

@@ -61,7 +61,10 @@ export class MisrouteLog {
   mounted(fullPath: string, mountedAt: string): void {
     if (this.announced.has(fullPath) || this.announced.size >= MAX_ANNOUNCED) return;
     this.announced.add(fullPath);
-    this.logger.info({ path: fullPath, mountedAt: mountedAt || '/' }, `the webhook answers POST ${fullPath}${mountedAt === '' ? '' : ` (mounted at ${mountedAt})`}: that is the URL path svc must post to`);
+    this.logger.info(
+      { path: fullPath, mountedAt: mountedAt || '/' },
+      `the webhook answers POST ${fullPath}${mountedAt === '' ? '' : ` (mounted at ${mountedAt})`}: that is the URL path svc must post to`,
+    );
   }
 
   private forgetBefore(cutoff: number): void {

@@ -92,7 +92,13 @@ export function instrumentsOf(otel: Api): Instruments | undefined {
 }
 
 export function messagingAttributes(webhook: Webhook, operation: 'receive' | 'process'): OtelApi.Attributes {
-  return { 'messaging.system': 'svc', 'messaging.operation.type': operation, 'messaging.operation.name': operation, 'messaging.destination.name': webhook, 'svc.webhook': webhook };
+  return {
+    'messaging.system': 'svc',
+    'messaging.operation.type': operation,
+    'messaging.operation.name': operation,
+    'messaging.destination.name': webhook,
+    'svc.webhook': webhook,
+  };
 }
 
 /** The span context a carrier describes, or undefined when it is absent or malformed. */

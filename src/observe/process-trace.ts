@@ -56,7 +56,11 @@ export class ProcessTrace {
 
   /** `verifierSecrets`: the secrets of the board (bot) that verified the delivery, with a secret resolver. */
   handlers(calls: HandlerCall[], verifierSecrets: readonly string[]): HandlerCall[] {
-    return handlerSpans({ otel: this.otel, tracer: this.tracer, context: this.context, webhook: this.webhook }, calls, { deliveryId: this.attempt.deliveryId, kind: this.attempt.kind, secrets: [...this.secrets, ...verifierSecrets] });
+    return handlerSpans({ otel: this.otel, tracer: this.tracer, context: this.context, webhook: this.webhook }, calls, {
+      deliveryId: this.attempt.deliveryId,
+      kind: this.attempt.kind,
+      secrets: [...this.secrets, ...verifierSecrets],
+    });
   }
 
   /** Ends the span with the attempt's outcome (`processed`, `retried`, `dead`) and, when it failed, the error code. */
@@ -74,4 +78,3 @@ export class ProcessTrace {
     }
   }
 }
-

@@ -49,7 +49,14 @@ export class RefusalLog {
     }
     const repeated = window?.repeated ?? 0;
     this.windows.set(error.code, { opened: at, repeated: 0 });
-    const line: Record<string, unknown> = { ...fields, status: error.status, code: error.code, reason: error.message, unverified: claims(req), peer: req.socket?.remoteAddress };
+    const line: Record<string, unknown> = {
+      ...fields,
+      status: error.status,
+      code: error.code,
+      reason: error.message,
+      unverified: claims(req),
+      peer: req.socket?.remoteAddress,
+    };
     if (repeated > 0) line.repeated = repeated;
     const more = repeated > 0 ? ` (and ${repeated} more with this code since the last line)` : '';
     this.logger.warn(line, `delivery refused: ${error.code}${more}`);

@@ -14,7 +14,18 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { NO_SECRETS } from '../internal/log-redaction';
 import { handlerSpans, type HandlerCall } from './handler-spans';
-import { API_REGISTRY, instrumentsOf, KNOWN_KINDS, loadApi, messagingAttributes, SPAN_RECEIVE, tracerOf, type Api, type Instruments, type Webhook } from './otel-api';
+import {
+  API_REGISTRY,
+  instrumentsOf,
+  KNOWN_KINDS,
+  loadApi,
+  messagingAttributes,
+  SPAN_RECEIVE,
+  tracerOf,
+  type Api,
+  type Instruments,
+  type Webhook,
+} from './otel-api';
 import { ProcessTrace, type ProcessAttempt } from './process-trace';
 import type { TraceCarrier } from '../internal/trace-carrier';
 
@@ -128,7 +139,11 @@ export class DeliveryTrace {
   handlers(calls: HandlerCall[], deliveryId: string, kind: string, verifierSecrets: readonly string[]): HandlerCall[] {
     const { tracer, context: parent } = this;
     if (tracer === undefined || parent === undefined) return calls;
-    return handlerSpans({ otel: this.otel, tracer, context: parent, webhook: this.webhook }, calls, { deliveryId, kind, secrets: [...this.secrets, ...verifierSecrets] });
+    return handlerSpans({ otel: this.otel, tracer, context: parent, webhook: this.webhook }, calls, {
+      deliveryId,
+      kind,
+      secrets: [...this.secrets, ...verifierSecrets],
+    });
   }
 
   /** Ends the delivery span and records the metric points; a telemetry fault never changes the answer. */
@@ -164,4 +179,3 @@ export class DeliveryTrace {
     instruments.deliveries.add(1, labels);
   }
 }
-

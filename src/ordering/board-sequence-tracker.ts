@@ -18,8 +18,18 @@ export type { SequenceGap };
 
 /** The declaration of every `boardSequenceTracker()` option (docs/options.md is made from it). */
 export const SEQUENCE_TRACKER_OPTIONS = {
-  maxTasks: numberOption({ doc: 'Tasks whose last applied sequence is remembered; the least recently applied are forgotten.', unit: 'count', default: 100_000, min: 1 }),
-  maxGaps: numberOption({ doc: 'Open gaps kept per board; past it the oldest gap is given up on (a dropped queue never fills it).', unit: 'count', default: 1_000, min: 1 }),
+  maxTasks: numberOption({
+    doc: 'Tasks whose last applied sequence is remembered; the least recently applied are forgotten.',
+    unit: 'count',
+    default: 100_000,
+    min: 1,
+  }),
+  maxGaps: numberOption({
+    doc: 'Open gaps kept per board; past it the oldest gap is given up on (a dropped queue never fills it).',
+    unit: 'count',
+    default: 1_000,
+    min: 1,
+  }),
 };
 
 /** Options of `boardSequenceTracker(options)`. */
@@ -132,7 +142,6 @@ function fill(gaps: Array<{ from: number; to: number }>, sequence: number): void
 function sequenceOf(event: SequencedBoardEvent): number {
   return typeof event.sequence === 'string' ? Number(event.sequence) : event.sequence;
 }
-
 
 // A task's sequence is per board: after a move, the task's events come from another board.
 function taskKey(event: SequencedBoardEvent): string | undefined {

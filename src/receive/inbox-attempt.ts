@@ -54,7 +54,8 @@ export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, o
     const attempt = job.attemptsMade + 1;
     // An event outside board order runs at once: its handlers start before the first await, as
     // a direct delivery's do (close() then finds them running).
-    const turn = data.board === undefined || data.sequence === undefined ? RUN : await turnOf(parts, job as Job<InboxJob & { board: string; sequence: number }>, token);
+    const turn =
+      data.board === undefined || data.sequence === undefined ? RUN : await turnOf(parts, job as Job<InboxJob & { board: string; sequence: number }>, token);
     if (turn === undefined) return;
     const started = performance.now();
     const trace = telemetry.process({ deliveryId: data.deliveryId, kind: data.kind, attempt, receivedIn: data.trace });
@@ -62,9 +63,11 @@ export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, o
     const verifierSecrets = lookup !== undefined && data.verifiedBy !== undefined ? await secretsOf(lookup, data.verifiedBy) : NO_SECRETS;
     const ended = await runJob(parts, { data, attempt, gap: turn.run ? turn.gap : undefined, trace, verifierSecrets });
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const outcome: Exclude<QueueOutcome, 'enqueued' | 'duplicate'> = ended.state === 'succeeded' ? 'processed' : attempt >= (job.opts.attempts ?? 1) ? 'dead' : 'retried';
+    const outcome: Exclude<QueueOutcome, 'enqueued' | 'duplicate'> =
+      ended.state === 'succeeded' ? 'processed' : attempt >= (job.opts.attempts ?? 1) ? 'dead' : 'retried';
     // An abandoned run is told apart from a handler that failed, as in direct mode.
-    const code = ended.state !== 'failed' ? undefined : isSvcWebhookError(ended.error) && ended.error.code === 'handler_timeout' ? 'handler_timeout' : 'handler_failed';
+    const code =
+      ended.state !== 'failed' ? undefined : isSvcWebhookError(ended.error) && ended.error.code === 'handler_timeout' ? 'handler_timeout' : 'handler_failed';
     trace?.end(outcome, code);
     if (isOrdered(data)) {
       try {
@@ -73,7 +76,9 @@ export function inboxAttempt<S, D extends Delivery>(parts: AttemptParts<S, D>, o
         else await wake(await order.finish(data.board, jobId, data.sequence, outcome === 'processed'), jobId);
       } catch (err) {
         // The board's next event finds this job finished (or dead) and takes over its place itself.
-        quietly(() => settings.logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will'));
+        quietly(() =>
+          settings.logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will'),
+        );
       }
     }
     const error = ended.state === 'failed' ? ended.error : undefined;
@@ -106,7 +111,11 @@ function isOrdered(data: InboxJob): data is InboxJob & { board: string; sequence
  * Whether the job runs now: an ordered event runs on its board's turn (else it is delayed, and
  * BullMQ runs it again later); an event handled already by a worker that stopped runs no more.
  */
-async function turnOf<S, D extends Delivery>(parts: AttemptParts<S, D>, job: Job<InboxJob & { board: string; sequence: number }>, token: string | undefined): Promise<Turn | undefined> {
+async function turnOf<S, D extends Delivery>(
+  parts: AttemptParts<S, D>,
+  job: Job<InboxJob & { board: string; sequence: number }>,
+  token: string | undefined,
+): Promise<Turn | undefined> {
   const { order, wake, settings } = parts;
   const data = job.data;
   const jobId = job.id!;
@@ -117,7 +126,10 @@ async function turnOf<S, D extends Delivery>(parts: AttemptParts<S, D>, job: Job
   const turn = await order.start(data.board, jobId, data.sequence, Date.now());
   if (!turn.run && 'handled' in turn) {
     quietly(() =>
-      settings.logger.info({ deliveryId: data.deliveryId, kind: data.kind, attempt: job.attemptsMade + 1 }, 'delivery handled already (its worker stopped before the job was marked processed); not run again'),
+      settings.logger.info(
+        { deliveryId: data.deliveryId, kind: data.kind, attempt: job.attemptsMade + 1 },
+        'delivery handled already (its worker stopped before the job was marked processed); not run again',
+      ),
     );
     await wake(await order.finish(data.board, jobId, data.sequence, true), jobId);
     return undefined;
@@ -136,7 +148,12 @@ async function passBoard<S, D extends Delivery>({ order, wake, settings }: Attem
     await wake(await order.pass(data.board!, data.sequence!), jobId);
   } catch (err) {
     // Its ordered successors then wait for its sequence at most gapWaitMs, and report it as a gap.
-    quietly(() => settings.logger.warn({ err: safeError(err), deliveryId: data.deliveryId }, 'could not record the board order; the next event of the board will wait for this one'));
+    quietly(() =>
+      settings.logger.warn(
+        { err: safeError(err), deliveryId: data.deliveryId },
+        'could not record the board order; the next event of the board will wait for this one',
+      ),
+    );
   }
 }
 
@@ -149,7 +166,10 @@ interface JobRun {
 }
 
 /** Rebuilds the delivery from the job and runs its handlers; a job that no longer parses fails like a handler. */
-async function runJob<S, D extends Delivery>({ protocol, settings, running }: AttemptParts<S, D>, { data, attempt, gap, trace, verifierSecrets }: JobRun): Promise<SettledResult> {
+async function runJob<S, D extends Delivery>(
+  { protocol, settings, running }: AttemptParts<S, D>,
+  { data, attempt, gap, trace, verifierSecrets }: JobRun,
+): Promise<SettledResult> {
   let ctx: DeliveryScope | undefined;
   try {
     const payload = parseJson(Buffer.from(data.body, 'utf8'));
@@ -171,7 +191,10 @@ async function runJob<S, D extends Delivery>({ protocol, settings, running }: At
     if (run.state !== 'timed_out') return run;
     // The run goes on unwatched; the delivery is retried like any failure (and may then run beside it).
     void run.settled.then((end) => scope.log.warn({ state: end.state }, 'an abandoned run settled after all'));
-    return { state: 'failed', error: new SvcWebhookError('handler_timeout', `handlers did not settle within abandonAfterMs (${settings.abandonAfterMs} ms); the run is abandoned`) };
+    return {
+      state: 'failed',
+      error: new SvcWebhookError('handler_timeout', `handlers did not settle within abandonAfterMs (${settings.abandonAfterMs} ms); the run is abandoned`),
+    };
   } catch (error) {
     return { state: 'failed', error };
   } finally {

@@ -42,7 +42,6 @@ const RECHECK_MS = 30_000;
 export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, options: WorkOptions = {}): InboxWorker {
   const { inbox, protocol, settings, report } = parts;
   const work = workSettings(options);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const bull = require('bullmq') as typeof import('bullmq');
   const connection = inboxConnection(inbox.connection, 'worker');
   const queue = new bull.Queue<InboxJob>(protocol.webhook, { connection, prefix: inbox.prefix });
@@ -92,7 +91,9 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
     made.on('stalled', (jobId: string) => settings.logger.warn({ jobId }, 'a delivery was taken back from a worker that stopped answering; it runs again'));
     made.on('failed', (job, err) => {
       if (job === undefined || ownFailures.has(err)) return;
-      void foreignFailure(job, err).catch((e: unknown) => settings.logger.error({ err: safeError(e), jobId: job.id }, 'inbox worker: could not record a dead letter'));
+      void foreignFailure(job, err).catch((e: unknown) =>
+        settings.logger.error({ err: safeError(e), jobId: job.id }, 'inbox worker: could not record a dead letter'),
+      );
     });
     return made;
   };
@@ -119,7 +120,8 @@ export function startWorker<S, D extends Delivery>(parts: WorkerParts<S, D>, opt
   async function foreignFailure(job: Job<InboxJob>, err: Error): Promise<void> {
     const data = job.data;
     if (job.finishedOn === undefined) return; // retried: not a dead letter
-    if (data.board !== undefined && data.sequence !== undefined && data.ordered === true) await wake(await order.finish(data.board, job.id!, data.sequence, false), job.id!);
+    if (data.board !== undefined && data.sequence !== undefined && data.ordered === true)
+      await wake(await order.finish(data.board, job.id!, data.sequence, false), job.id!);
     report.attempt({ delivery: data, attempt: job.attemptsMade, outcome: 'dead', code: 'handler_failed', error: err, durationMs: 0 });
   }
 

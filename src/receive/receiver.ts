@@ -34,7 +34,13 @@ export interface ReceiverParts<S, D extends Delivery> {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
-  | { readonly state: 'rejected'; readonly error: SvcWebhookError; readonly delivery?: Delivery; readonly received?: Received; readonly verifierSecrets: readonly string[] };
+  | {
+      readonly state: 'rejected';
+      readonly error: SvcWebhookError;
+      readonly delivery?: Delivery;
+      readonly received?: Received;
+      readonly verifierSecrets: readonly string[];
+    };
 
 /**
  * The framework-free pipeline, in the order a delivery meets its stages: capture -> verify -> parse
@@ -70,7 +76,15 @@ export class Receiver<S, D extends Delivery> {
 
   async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
     const slot = this.inFlight.open();
-    const arrival: Arrival<R> = { req, access, facts: access.facts(req), started: performance.now(), receivedAt: this.parts.settings.now(), trace: this.telemetry.start(), slot };
+    const arrival: Arrival<R> = {
+      req,
+      access,
+      facts: access.facts(req),
+      started: performance.now(),
+      receivedAt: this.parts.settings.now(),
+      trace: this.telemetry.start(),
+      slot,
+    };
     try {
       const result = this.inFlight.isClosing ? shuttingDown() : await this.process(arrival);
       return this.finish(arrival, result);
@@ -123,8 +137,17 @@ export class Receiver<S, D extends Delivery> {
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
       if (claim.state === 'done') return { state: 'duplicate', delivery };
-      if (claim.state === 'busy') throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: retryAfter(settings) });
-      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started: arrival.started, leaseMs: settings.leaseMs, slot: arrival.slot };
+      if (claim.state === 'busy')
+        throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: retryAfter(settings) });
+      const held = {
+        store: settings.store,
+        id: delivery.id,
+        token: claim.token,
+        logger: settings.logger,
+        started: arrival.started,
+        leaseMs: settings.leaseMs,
+        slot: arrival.slot,
+      };
       const claimedDelivery = { arrival, delivery, body, claim: held, verifierSecrets, protocol, settings };
       if (handoff !== undefined) {
         await enqueue(claimedDelivery, handoff);
@@ -134,7 +157,8 @@ export class Receiver<S, D extends Delivery> {
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
-      const received: Received | undefined = body === undefined ? undefined : payload === undefined ? { body, verified: verified !== undefined } : { body, verified: true, payload };
+      const received: Received | undefined =
+        body === undefined ? undefined : payload === undefined ? { body, verified: verified !== undefined } : { body, verified: true, payload };
       return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), verifierSecrets };
     }
   }
@@ -148,7 +172,14 @@ export class Receiver<S, D extends Delivery> {
       return answerOf(result.state);
     }
     const request = { facts: arrival.facts, source: arrival.req, access: arrival.access as RequestAccess<never> };
-    this.parts.report.answered({ ...common, state: 'rejected', error: result.error, received: result.received, verifierSecrets: result.verifierSecrets, request });
+    this.parts.report.answered({
+      ...common,
+      state: 'rejected',
+      error: result.error,
+      received: result.received,
+      verifierSecrets: result.verifierSecrets,
+      request,
+    });
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
     return answerOf(result.error, !arrival.access.complete(arrival.req));
   }
@@ -157,7 +188,10 @@ export class Receiver<S, D extends Delivery> {
   private schemaWarning<R>(arrival: Arrival<R>) {
     if (this.parts.settings.schemaPolicy !== 'warn') return undefined;
     return (error: SvcWebhookError, problems: unknown) =>
-      this.parts.settings.logger.warn({ err: error, problems, url: arrival.access.url(arrival.req) }, 'delivery does not match the schema; handled anyway (schemaPolicy warn)');
+      this.parts.settings.logger.warn(
+        { err: error, problems, url: arrival.access.url(arrival.req) },
+        'delivery does not match the schema; handled anyway (schemaPolicy warn)',
+      );
   }
 }
 
@@ -207,7 +241,9 @@ export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D
   const run = isThenable<RunResult>(running) ? await running : running;
   if (run.state === 'timed_out') {
     holdUntilSettled(claim, { settled: run.settled, abandonAfterMs: settings.abandonAfterMs, log: ctx.log });
-    throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, { retryAfter: retryAfter(settings) });
+    throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, {
+      retryAfter: retryAfter(settings),
+    });
   }
   if (run.state === 'failed') {
     const released = releaseClaim(claim);

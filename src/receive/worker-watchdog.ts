@@ -41,7 +41,10 @@ export function watchWorker(parts: WatchdogParts): { stop(): void } {
       idleLooks = waiting > 0 ? idleLooks + 1 : 0;
       if (idleLooks < IDLE_LOOKS) return;
       idleLooks = 0;
-      parts.logger.warn({ waiting, idleMs: Math.round(Date.now() - parts.lastTaken()) }, 'inbox worker: took no job while deliveries wait in the queue; restarting its connection to the queue');
+      parts.logger.warn(
+        { waiting, idleMs: Math.round(Date.now() - parts.lastTaken()) },
+        'inbox worker: took no job while deliveries wait in the queue; restarting its connection to the queue',
+      );
       await parts.restart();
     } catch (err) {
       parts.logger.error({ err: safeError(err) }, 'inbox worker: could not restart the worker; trying again at the next look');

@@ -63,7 +63,10 @@ export function boardRoute(handlers: BoardHandlers): DeliveryRoute<BoardDelivery
   return {
     context: (delivery, init) => new BoardDeliveryContext(delivery, init),
     calls(delivery, ctx) {
-      const call = (h: BoardHandler<never>): HandlerCall => () => (h as BoardHandler)(delivery.event, ctx as BoardDeliveryContext);
+      const call =
+        (h: BoardHandler<never>): HandlerCall =>
+        () =>
+          (h as BoardHandler)(delivery.event, ctx as BoardDeliveryContext);
       const own = handlers.byType.get(delivery.kind);
       return own.length === 0 ? handlers.any.map(call) : [...own.map(call), ...handlers.any.map(call)];
     },
@@ -100,7 +103,10 @@ export function botRoute(handlers: BotHandlers): DeliveryRoute<BotDelivery> {
   return {
     context: (delivery, init) => new BotDeliveryContext(delivery, init),
     calls(delivery, ctx) {
-      const call = (h: BotHandler<never>): HandlerCall => () => (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
+      const call =
+        (h: BotHandler<never>): HandlerCall =>
+        () =>
+          (h as BotHandler)(delivery.data, ctx as BotDeliveryContext);
       const calls = handlers.byKind.get(delivery.kind).map(call);
       const command = delivery.kind === 'messageCreate' ? commandName(delivery.data) : undefined;
       if (command !== undefined) calls.push(...handlers.byCommand.get(command).map(call as (h: BotHandler<CommandData>) => HandlerCall));

@@ -75,7 +75,8 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
   transaction<T, Tx extends SqlClient = SqlClient>(work: (tx: Tx) => Awaitable<T>): Promise<T> {
     try {
       const { store, token } = DeliveryScope.takeTransaction(this);
-      if (store.transaction === undefined) throw new TypeError("svc-webhooks: ctx.transaction needs a store with transactions (postgresStore); this webhook's store has none");
+      if (store.transaction === undefined)
+        throw new TypeError("svc-webhooks: ctx.transaction needs a store with transactions (postgresStore); this webhook's store has none");
       return store.transaction<T>(this.deliveryId, token, work as (tx: SqlClient) => Awaitable<T>);
     } catch (err) {
       return Promise.reject(err);
@@ -111,7 +112,9 @@ export class DeliveryScope extends RequestScope implements DeliveryContext {
     const claim = scope instanceof DeliveryScope ? scope.#claim : undefined;
     if (!(scope instanceof DeliveryScope) || claim === undefined) throw new TypeError('svc-webhooks: this context belongs to no delivery being handled');
     if (claim.handlers !== 1) {
-      throw new TypeError(`svc-webhooks: a transaction records the whole delivery as done, so it needs the delivery to have one handler; this one has ${claim.handlers}`);
+      throw new TypeError(
+        `svc-webhooks: a transaction records the whole delivery as done, so it needs the delivery to have one handler; this one has ${claim.handlers}`,
+      );
     }
     if (scope.#transacted) throw new TypeError('svc-webhooks: a delivery has one transaction; this handler already opened it');
     scope.#transacted = true;

@@ -16,7 +16,6 @@ type SupertestFactory = (app: App) => { post(path: string): Test };
 /** supertest is loaded on first use, so the signing helpers work without it installed. */
 function supertest(): SupertestFactory {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('supertest') as SupertestFactory;
   } catch (err) {
     throw new Error('svc-webhooks/testing: the deliver helpers need supertest (npm install --save-dev supertest)', { cause: err });

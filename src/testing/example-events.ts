@@ -38,7 +38,10 @@ export function freshenDelivery(payload: Record<string, unknown>, webhook: 'boar
  * as a fresh delivery, with the webhook it belongs to; undefined when there is no such example.
  */
 export function exampleByName(name: string): { webhook: 'board' | 'bot'; payload: Record<string, unknown> } | undefined {
-  for (const [webhook, table] of [['board', boardFixtures as Readonly<Record<string, unknown>>], ['bot', botFixtures as Readonly<Record<string, unknown>>]] as const) {
+  for (const [webhook, table] of [
+    ['board', boardFixtures as Readonly<Record<string, unknown>>],
+    ['bot', botFixtures as Readonly<Record<string, unknown>>],
+  ] as const) {
     if (Object.prototype.hasOwnProperty.call(table, name)) return { webhook, payload: freshenDelivery(fixture(table, name, 'event'), webhook) };
   }
   return undefined;
@@ -68,8 +71,10 @@ export function onOwnBoard(event: Record<string, unknown>, overrides: unknown): 
   if (typeof task !== 'object' || task === null || typeof board !== 'object' || board === null) return event;
   const own = (field: string) => given.task === undefined || !Object.prototype.hasOwnProperty.call(given.task, field);
   if (given.board?.id !== undefined && own('board_id') && typeof task.board_id === 'string' && task.board_id !== '') task.board_id = board.id;
-  if (given.board?.key !== undefined && own('key') && typeof task.key === 'string') task.key = `${String(board.key)}-${task.key.slice(task.key.lastIndexOf('-') + 1)}`;
-  if (given.workspace_id !== undefined && own('workspace_id') && typeof task.workspace_id === 'string' && task.workspace_id !== '') task.workspace_id = event.workspace_id;
+  if (given.board?.key !== undefined && own('key') && typeof task.key === 'string')
+    task.key = `${String(board.key)}-${task.key.slice(task.key.lastIndexOf('-') + 1)}`;
+  if (given.workspace_id !== undefined && own('workspace_id') && typeof task.workspace_id === 'string' && task.workspace_id !== '')
+    task.workspace_id = event.workspace_id;
   return event;
 }
 

@@ -61,13 +61,23 @@ function checkBoardReferences(payload: Record<string, unknown>, boardId: string)
   if (typeof task.key === 'string' && task.key !== '' && typeof board?.key === 'string' && board.key !== '' && !isKeyOf(task.key, board.key)) {
     refuse("`task.key` is not a key of the event's board");
   }
-  if (typeof task.workspace_id === 'string' && task.workspace_id !== '' && typeof payload.workspace_id === 'string' && task.workspace_id !== payload.workspace_id) {
+  if (
+    typeof task.workspace_id === 'string' &&
+    task.workspace_id !== '' &&
+    typeof payload.workspace_id === 'string' &&
+    task.workspace_id !== payload.workspace_id
+  ) {
     refuse('`task.workspace_id` names another workspace than the event');
   }
 }
 
 function isKeyOf(taskKey: string, boardKey: string): boolean {
-  return taskKey.length > boardKey.length + 1 && taskKey.startsWith(boardKey) && taskKey[boardKey.length] === '-' && /^[0-9]+$/.test(taskKey.slice(boardKey.length + 1));
+  return (
+    taskKey.length > boardKey.length + 1 &&
+    taskKey.startsWith(boardKey) &&
+    taskKey[boardKey.length] === '-' &&
+    /^[0-9]+$/.test(taskKey.slice(boardKey.length + 1))
+  );
 }
 
 function refuse(message: string): never {

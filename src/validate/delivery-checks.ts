@@ -29,7 +29,12 @@ export function malformed(message: string): SvcWebhookError {
  * A header the sender repeats from the signed body must agree with it (when it is sent at all),
  * compared in the form `canonical` gives both.
  */
-export function checkHeaderMatches(headers: HeaderSource, header: { name: string; shown: string; code: ErrorCode }, bodyValue: string, canonical = (v: string) => v): void {
+export function checkHeaderMatches(
+  headers: HeaderSource,
+  header: { name: string; shown: string; code: ErrorCode },
+  bodyValue: string,
+  canonical = (v: string) => v,
+): void {
   const values = headerValues(headers, header.name);
   if (values.length === 0) return;
   if (values.length > 1 || canonical(values[0]!) !== bodyValue) throw new SvcWebhookError(header.code, `${header.shown} does not match the body`);

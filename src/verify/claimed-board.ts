@@ -93,5 +93,6 @@ export function claimedBoard(body: Uint8Array, fromPath: string | undefined): Bo
  * asked about nothing else, so no `constructor`, no `../`, no text a `uuid` column refuses reaches it.
  */
 export function checkClaimedBoardId(boardId: string): void {
-  if (!isSvcResourceId(boardId)) throw new SvcWebhookError('unknown_board', 'the board this delivery claims is no svc board id (a lowercase UUID), so no secret is known for it');
+  if (!isSvcResourceId(boardId))
+    throw new SvcWebhookError('unknown_board', 'the board this delivery claims is no svc board id (a lowercase UUID), so no secret is known for it');
 }

@@ -28,8 +28,22 @@ export const SECRET_LOOKUP_OPTIONS = {
     max: 60_000,
     integer: false,
   }),
-  maxIds: numberOption({ doc: 'How many known boards (or bots) are cached; the oldest answer is dropped first. Unknown ones are kept apart, at most 1,000.', unit: 'count', default: 10_000, min: 1, max: 10_000_000, integer: false }),
-  timeoutMs: numberOption({ doc: 'How long one lookup may take before the delivery is answered 503 `secret_unavailable` (svc waits 10 s).', unit: 'ms', default: 5_000, min: 1, max: 9_000, integer: false }),
+  maxIds: numberOption({
+    doc: 'How many known boards (or bots) are cached; the oldest answer is dropped first. Unknown ones are kept apart, at most 1,000.',
+    unit: 'count',
+    default: 10_000,
+    min: 1,
+    max: 10_000_000,
+    integer: false,
+  }),
+  timeoutMs: numberOption({
+    doc: 'How long one lookup may take before the delivery is answered 503 `secret_unavailable` (svc waits 10 s).',
+    unit: 'ms',
+    default: 5_000,
+    min: 1,
+    max: 9_000,
+    integer: false,
+  }),
   failureTtlMs: numberOption({
     doc: 'How long a failed lookup (thrown, timed out, not a secret) is remembered: deliveries for that board or bot meanwhile are answered 503 `secret_unavailable` at once, without asking the resolver again.',
     unit: 'ms',
@@ -51,7 +65,11 @@ export type SecretLookupSettings = ReadOptions<typeof SECRET_LOOKUP_OPTIONS>;
 
 /** Reads the `secretLookup` option (absent: every default). */
 export function secretLookupSettings(input: unknown, factory = 'svcBoardWebhook'): SecretLookupSettings {
-  return readOptions(SECRET_LOOKUP_OPTIONS, input ?? {}, { factory, prefix: 'secretLookup.', renamed: { ttl: 'ttlMs', unknownTtl: 'unknownTtlMs', max: 'maxIds', timeout: 'timeoutMs' } });
+  return readOptions(SECRET_LOOKUP_OPTIONS, input ?? {}, {
+    factory,
+    prefix: 'secretLookup.',
+    renamed: { ttl: 'ttlMs', unknownTtl: 'unknownTtlMs', max: 'maxIds', timeout: 'timeoutMs' },
+  });
 }
 
 // The interface and the table name the same options.

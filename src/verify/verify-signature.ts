@@ -125,7 +125,6 @@ export function verifyBoardSignature(keys: readonly MacKey[], signature: BoardSi
   return requireSigned(signedByAnyKey(keys, signature.claimed, [signature.timestampText, '.', body]));
 }
 
-
 /** What a board delivery's signature checks need: the secrets, the path (it may name the board) and the tolerance. */
 export interface BoardVerifierParts {
   readonly secrets: SecretSource;
@@ -199,7 +198,8 @@ export function botVerifier(secrets: SecretSource, pattern: PathPattern): Verifi
       const botId = pathId(pattern, request);
       if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
       // The resolver is asked only about what can be a bot user's id (a lowercase UUID).
-      if (!isSvcResourceId(botId)) throw new SvcWebhookError('unknown_bot', 'the bot this path names is no svc user id (a lowercase UUID), so no secret is known for it');
+      if (!isSvcResourceId(botId))
+        throw new SvcWebhookError('unknown_bot', 'the bot this path names is no svc user id (a lowercase UUID), so no secret is known for it');
       const verified: Verified = { by: botId };
       const found = lookup.keysFor(botId);
       if (isThenable<readonly MacKey[]>(found)) return Promise.resolve(found).then((k) => settled(verifyBotSignature(k, claimed, body), verified));

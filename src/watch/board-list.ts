@@ -25,7 +25,7 @@ export function isBoardId(value: unknown): value is string {
     value.trim() === value &&
     value !== '.' &&
     value !== '..' &&
-    // eslint-disable-next-line no-control-regex
+    // oxlint-disable-next-line no-control-regex -- control characters are what it finds in text bound for a terminal
     !/[\u0000-\u001f\u007f]/.test(value)
   );
 }

@@ -35,7 +35,11 @@ export class ChangeLog {
     const level = levelOf(current);
     const who = current.webhook === 'board' ? `board webhook of board ${current.boardId}` : 'bot webhook';
     const message = previous !== undefined && current.state === 'healthy' ? `${who}: back to healthy (was ${previous.state})` : `${who}: ${current.summary}`;
-    this.limited(`${current.state}:${current.reason ?? ''}`, level, { what: `webhooks became ${current.state}`, fields: lineFields(previous, current), message });
+    this.limited(`${current.state}:${current.reason ?? ''}`, level, {
+      what: `webhooks became ${current.state}`,
+      fields: lineFields(previous, current),
+      message,
+    });
   }
 
   /** A line that may repeat for many webhooks (an onChange that throws): limited as changes are. */
@@ -65,7 +69,10 @@ export class ChangeLog {
     clearTimeout(window.timer);
     this.windows.delete(kind);
     if (window.held > 0) {
-      this.logger[window.level]({ held: window.held }, `and ${window.held} more ${window.what} within ${duration(this.windowMs)}, not logged one by one (onChange and the metrics have each)`);
+      this.logger[window.level](
+        { held: window.held },
+        `and ${window.held} more ${window.what} within ${duration(this.windowMs)}, not logged one by one (onChange and the metrics have each)`,
+      );
     }
   }
 }

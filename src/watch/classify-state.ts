@@ -11,7 +11,10 @@ export const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
 const MAX_ERROR_CHARS = 300;
 
 /** What one poll learnt: svc's state object, a 404, or an error instead of an answer. */
-export type Observation = { readonly kind: 'state'; readonly body: unknown } | { readonly kind: 'missing' } | { readonly kind: 'error'; readonly error: unknown };
+export type Observation =
+  | { readonly kind: 'state'; readonly body: unknown }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'error'; readonly error: unknown };
 
 export interface ClassifyInput {
   readonly target: WatchedWebhook;

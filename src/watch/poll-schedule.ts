@@ -129,11 +129,14 @@ export class PollSchedule {
     if (this.closed || (this.timer !== undefined && this.timerAt <= at)) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Number.POSITIVE_INFINITY;
-      this.wake();
-    }, Math.max(0, Math.ceil(at - clock())));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.wake();
+      },
+      Math.max(0, Math.ceil(at - clock())),
+    );
   }
 
   private start(key: string): void {

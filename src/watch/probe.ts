@@ -7,7 +7,10 @@ import { within } from './within';
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** What a probe found: the receiver answered, svc asked to wait (429), or it did not answer. */
-export type ProbeResult = { readonly kind: 'answered'; readonly detail: string } | { readonly kind: 'wait'; readonly ms: number } | { readonly kind: 'failed'; readonly detail: string };
+export type ProbeResult =
+  | { readonly kind: 'answered'; readonly detail: string }
+  | { readonly kind: 'wait'; readonly ms: number }
+  | { readonly kind: 'failed'; readonly detail: string };
 
 export interface ProbeInput {
   readonly target: ProbeTarget;
@@ -26,7 +29,10 @@ export interface ProbeInput {
 export async function probe(input: ProbeInput): Promise<ProbeResult> {
   const { target } = input;
   try {
-    if (input.custom !== undefined) return (await within(PROBE_TIMEOUT_MS, 'your probe', () => input.custom!(target))) === true ? answered('your probe said so') : failed('your probe said no');
+    if (input.custom !== undefined)
+      return (await within(PROBE_TIMEOUT_MS, 'your probe', () => input.custom!(target))) === true
+        ? answered('your probe said so')
+        : failed('your probe said no');
     if (target.webhook === 'board') return await ping(input.client, target.boardId);
     return await knock(input.fetch, target.url);
   } catch (err) {
@@ -39,7 +45,11 @@ async function ping(client: WatchClient, boardId: string): Promise<ProbeResult> 
   const result = await client.pingBoardWebhook(boardId);
   if (result.ok === true) return answered(`svc's ping was answered ${shown(result.status)}`);
   const error = typeof result.error === 'string' && result.error !== '' ? `: ${printable(result.error, 200)}` : '';
-  return failed(typeof result.status === 'number' && result.status > 0 ? `svc's ping was answered ${result.status}${error}` : `svc's ping did not reach the receiver${error}`);
+  return failed(
+    typeof result.status === 'number' && result.status > 0
+      ? `svc's ping was answered ${result.status}${error}`
+      : `svc's ping did not reach the receiver${error}`,
+  );
 }
 
 /** A receiver that is up refuses an unsigned request (400, 401, 403) or takes it; 404, 3xx and 5xx say it is not there. */

@@ -51,7 +51,11 @@ export async function reenableOnce(input: ReenableOnceInput): Promise<ReenableOn
     found = await probe(probeInput);
   }
   if (found.kind !== 'answered') {
-    steps.push(found.kind === 'wait' ? `svc rate-limited the ping (429) for ${Math.ceil(found.ms / 1000)} s more; try again then` : `not re-enabled: the receiver did not answer the ping (${found.detail})`);
+    steps.push(
+      found.kind === 'wait'
+        ? `svc rate-limited the ping (429) for ${Math.ceil(found.ms / 1000)} s more; try again then`
+        : `not re-enabled: the receiver did not answer the ping (${found.detail})`,
+    );
     return { outcome: 'probe_failed', status: before.status, steps };
   }
   steps.push(`pinged: ${found.detail}`);

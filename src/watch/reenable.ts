@@ -58,7 +58,8 @@ export class Reenabler {
   seen(key: string, status: WebhookStatus): void {
     const record = this.attempts.get(key);
     if (record === undefined || status.state === 'disabled' || status.state === 'unreachable' || status.state === 'missing') return;
-    if (record.givenUp || record.baseline === undefined || (status.lastOkAt !== undefined && status.lastOkAt.raw !== record.baseline)) this.attempts.delete(key);
+    if (record.givenUp || record.baseline === undefined || (status.lastOkAt !== undefined && status.lastOkAt.raw !== record.baseline))
+      this.attempts.delete(key);
   }
 
   forget(key: string): void {
@@ -85,9 +86,14 @@ export class Reenabler {
   private async run(input: ReenableInput, record: Attempts): Promise<boolean> {
     const { target, rawUrl } = input;
     const who = whoOf(target);
-    if (rawUrl === undefined) return this.failed(input, record, { outcome: 'failed', message: `${who}: not re-enabled: svc's state holds no URL to PUT again` });
+    if (rawUrl === undefined)
+      return this.failed(input, record, { outcome: 'failed', message: `${who}: not re-enabled: svc's state holds no URL to PUT again` });
     const secret = await this.secretOf(target);
-    if (typeof secret !== 'string') return this.failed(input, record, { outcome: 'no_secret', message: `${who}: not re-enabled: ${secret.problem} (a PUT without the receiver's secret would make svc generate one the receiver does not know)` });
+    if (typeof secret !== 'string')
+      return this.failed(input, record, {
+        outcome: 'no_secret',
+        message: `${who}: not re-enabled: ${secret.problem} (a PUT without the receiver's secret would make svc generate one the receiver does not know)`,
+      });
     // svc's ping: at most one per board per 10 s, whatever else asks this watcher to probe.
     const pings = target.webhook === 'board' && this.settings.probe === undefined;
     if (pings && clock() < record.lastPing + PING_SPACING_MS) {
@@ -96,21 +102,33 @@ export class Reenabler {
     }
     const lastPing = record.lastPing;
     if (pings) record.lastPing = clock();
-    const probeTarget = target.webhook === 'board' ? { webhook: 'board' as const, boardId: target.boardId, url: rawUrl } : { webhook: 'bot' as const, url: rawUrl };
+    const probeTarget =
+      target.webhook === 'board' ? { webhook: 'board' as const, boardId: target.boardId, url: rawUrl } : { webhook: 'bot' as const, url: rawUrl };
     const client = target.webhook === 'board' ? this.settings.client : this.settings.bot!.client;
     const found = await probe({ target: probeTarget, client, custom: this.settings.probe, fetch: this.settings.fetch });
     if (found.kind === 'wait') {
       // svc sent no ping: its Retry-After, not our spacing, says when the next may go.
       record.lastPing = lastPing;
       record.notBefore = clock() + found.ms;
-      this.logger.info({ webhook: target.webhook, ...boardField(target), retryInMs: found.ms }, `${who}: svc rate-limited the probe (429); probing again in ${duration(found.ms)}`);
+      this.logger.info(
+        { webhook: target.webhook, ...boardField(target), retryInMs: found.ms },
+        `${who}: svc rate-limited the probe (429); probing again in ${duration(found.ms)}`,
+      );
       return false;
     }
-    if (found.kind === 'failed') return this.failed(input, record, { outcome: 'probe_failed', message: `${who}: not re-enabled yet: the receiver did not answer the probe (${found.detail})` });
+    if (found.kind === 'failed')
+      return this.failed(input, record, {
+        outcome: 'probe_failed',
+        message: `${who}: not re-enabled yet: the receiver did not answer the probe (${found.detail})`,
+      });
     try {
       if (target.webhook === 'board') {
         const result = await this.settings.client.setBoardWebhook(target.boardId, { url: rawUrl, secret });
-        if (result.generatedSecret !== undefined) this.logger.error({ webhook: 'board', boardId: target.boardId }, `${who}: svc answered the re-enabling PUT with a generated secret, though one was sent: the receiver will refuse its deliveries; set the secret again`);
+        if (result.generatedSecret !== undefined)
+          this.logger.error(
+            { webhook: 'board', boardId: target.boardId },
+            `${who}: svc answered the re-enabling PUT with a generated secret, though one was sent: the receiver will refuse its deliveries; set the secret again`,
+          );
       } else {
         await this.settings.bot!.client.setBotWebhook({ url: rawUrl, secret });
       }
@@ -150,7 +168,10 @@ export class Reenabler {
     record.notBefore = clock() + wait;
     this.metrics.reenable(input.target.webhook, what.outcome);
     const level = what.outcome === 'probe_failed' ? 'warn' : 'error';
-    this.logger[level]({ webhook: input.target.webhook, ...boardField(input.target), outcome: what.outcome, retryInMs: wait }, `${what.message}; trying again in ${duration(wait)}`);
+    this.logger[level](
+      { webhook: input.target.webhook, ...boardField(input.target), outcome: what.outcome, retryInMs: wait },
+      `${what.message}; trying again in ${duration(wait)}`,
+    );
     return false;
   }
 

@@ -64,7 +64,7 @@ function plausible(ms: number | undefined, now: number): number | undefined {
 function rawText(value: unknown): string {
   let text: string;
   try {
-    text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     text = 'a value that cannot be shown';
   }

@@ -51,7 +51,11 @@ export class WatchMetrics {
 
   transition(change: WebhookChange): void {
     const previous = change.previous?.state ?? 'none';
-    this.current()?.transitions.add(1, { 'svc.webhook': change.current.webhook, 'svc.webhook.state': change.current.state, 'svc.webhook.previous_state': previous });
+    this.current()?.transitions.add(1, {
+      'svc.webhook': change.current.webhook,
+      'svc.webhook.state': change.current.state,
+      'svc.webhook.previous_state': previous,
+    });
   }
 
   poll(status: WebhookStatus): void {
@@ -88,8 +92,14 @@ export class WatchMetrics {
   }
 
   private make(meter: OtelApi.Meter): Instruments {
-    const webhooks = meter.createObservableGauge(METRIC_WEBHOOKS, { description: 'Watched webhooks, by webhook and health as svc reports it', unit: '{webhook}' });
-    const states = meter.createObservableGauge(METRIC_STATE, { description: "A webhook's health: 1 for its state, 0 for the others; the bot, and boards once seen not healthy (at most 100)", unit: '{webhook}' });
+    const webhooks = meter.createObservableGauge(METRIC_WEBHOOKS, {
+      description: 'Watched webhooks, by webhook and health as svc reports it',
+      unit: '{webhook}',
+    });
+    const states = meter.createObservableGauge(METRIC_STATE, {
+      description: "A webhook's health: 1 for its state, 0 for the others; the bot, and boards once seen not healthy (at most 100)",
+      unit: '{webhook}',
+    });
     const count: OtelApi.ObservableCallback = (result) => this.observeCounts(result);
     const each: OtelApi.ObservableCallback = (result) => this.observeStates(result);
     webhooks.addCallback(count);
@@ -131,7 +141,8 @@ export class WatchMetrics {
     // A tracked board no longer watched reads 0 in every state.
     for (const boardId of this.tracked) {
       const current = now.get(boardId);
-      for (const state of webhookHealths) result.observe(state === current ? 1 : 0, { 'svc.webhook': 'board', 'svc.webhook.board_id': boardId, 'svc.webhook.state': state });
+      for (const state of webhookHealths)
+        result.observe(state === current ? 1 : 0, { 'svc.webhook': 'board', 'svc.webhook.board_id': boardId, 'svc.webhook.state': state });
     }
   }
 

@@ -99,7 +99,8 @@ const clientOption = customOption<WatchClient>({
   type: 'SvcClient',
   bounds: 'required',
   read(value, name) {
-    if (!isClient(value, ['getBoardWebhook', 'getBotWebhook'])) throw new TypeError(`svc-webhooks: \`${name}\` must be an SvcClient (new SvcClient({ baseUrl, token })); got ${kindOf(value)}`);
+    if (!isClient(value, ['getBoardWebhook', 'getBotWebhook']))
+      throw new TypeError(`svc-webhooks: \`${name}\` must be an SvcClient (new SvcClient({ baseUrl, token })); got ${kindOf(value)}`);
     return value;
   },
 });
@@ -127,7 +128,8 @@ export const WATCH_OPTIONS = {
         const { client, secret, ...rest } = value as Record<string, unknown>;
         const unknown = Object.keys(rest)[0];
         if (unknown !== undefined) throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${unknown}\`; it takes \`client\` and \`secret\``);
-        if (client !== undefined && !isClient(client, ['getBotWebhook'])) throw new TypeError(`svc-webhooks: \`${name}.client\` must be an SvcClient with the bot token; got ${kindOf(client)}`);
+        if (client !== undefined && !isClient(client, ['getBotWebhook']))
+          throw new TypeError(`svc-webhooks: \`${name}.client\` must be an SvcClient with the bot token; got ${kindOf(client)}`);
         if (secret !== undefined) checkSecret(secret, `${name}.secret`);
         return value as WatchBotOptions;
       }
@@ -149,13 +151,30 @@ export const WATCH_OPTIONS = {
     },
   }),
   reenable: booleanOption({ doc: 'Re-enable a webhook svc disabled, once its receiver answers a probe.', default: false }),
-  probe: functionOption<(target: ProbeTarget) => Awaitable<boolean>>({ doc: 'The probe before a re-enable; resolves true when the receiver answers.', type: '(target) => boolean | Promise<boolean>', defaultText: "svc's ping (board); a POST without a signature (bot)" }),
+  probe: functionOption<(target: ProbeTarget) => Awaitable<boolean>>({
+    doc: 'The probe before a re-enable; resolves true when the receiver answers.',
+    type: '(target) => boolean | Promise<boolean>',
+    defaultText: "svc's ping (board); a POST without a signature (bot)",
+  }),
   intervalMs: numberOption({ doc: 'How often each webhook is polled, jittered by ±10 %.', unit: 'ms', default: 5 * 60_000, min: 10, max: DAY_MS }),
   missingIntervalMs: numberOption({ doc: 'How often a webhook svc answered 404 for is polled.', unit: 'ms', default: 30 * 60_000, min: 10, max: 7 * DAY_MS }),
-  boardsRefreshMs: numberOption({ doc: 'How often `boards`, when a function, is called again.', unit: 'ms', default: undefined, defaultText: '`intervalMs`', min: 10, max: DAY_MS }),
+  boardsRefreshMs: numberOption({
+    doc: 'How often `boards`, when a function, is called again.',
+    unit: 'ms',
+    default: undefined,
+    defaultText: '`intervalMs`',
+    min: 10,
+    max: DAY_MS,
+  }),
   maxInFlight: numberOption({ doc: 'Calls to svc in flight at once, at most.', unit: 'count', default: 8, min: 1, max: 256 }),
   maxRequestsPerSecond: numberOption({ doc: 'Calls to svc started per second, at most.', unit: 'count', default: 50, min: 0.01, max: 10_000, integer: false }),
-  reenableBackoffMs: numberOption({ doc: 'The first wait after a failed probe; it doubles up to an hour.', unit: 'ms', default: 60_000, min: 10, max: HOUR_MS }),
+  reenableBackoffMs: numberOption({
+    doc: 'The first wait after a failed probe; it doubles up to an hour.',
+    unit: 'ms',
+    default: 60_000,
+    min: 10,
+    max: HOUR_MS,
+  }),
   onChange: functionOption<(change: WebhookChange) => void>({ doc: 'Told every change of health (and each first status).', type: '(change) => void' }),
   logger: customOption<LoggerOption | undefined>({
     doc: 'A pino logger, any object with info/warn/error, or false for none; every line is scrubbed of secrets and tokens.',
@@ -179,16 +198,27 @@ export function watchSettings(input: unknown): WatchSettings {
   if (read.boards === undefined && (read.bot === undefined || read.bot === false)) {
     throw new TypeError('svc-webhooks: watchWebhooks needs `boards` (board ids or a function that lists them), `bot`, or both');
   }
-  const bot = read.bot === undefined || read.bot === false ? undefined : { client: read.bot === true ? read.client : (read.bot.client ?? read.client), secret: read.bot === true ? undefined : read.bot.secret };
+  const bot =
+    read.bot === undefined || read.bot === false
+      ? undefined
+      : { client: read.bot === true ? read.client : (read.bot.client ?? read.client), secret: read.bot === true ? undefined : read.bot.secret };
   if (read.reenable) {
     if (read.boards !== undefined && read.secret === undefined) {
-      throw new TypeError("svc-webhooks: `reenable` needs `secret`: the boards' webhook secret or the receiver's resolver (a board PUT without one makes svc generate a new secret your receiver does not know)");
+      throw new TypeError(
+        "svc-webhooks: `reenable` needs `secret`: the boards' webhook secret or the receiver's resolver (a board PUT without one makes svc generate a new secret your receiver does not know)",
+      );
     }
-    if (bot !== undefined && bot.secret === undefined) throw new TypeError('svc-webhooks: `reenable` needs `bot.secret`: the bot PUT takes the url and the secret');
-    if (read.boards !== undefined && !isClient(read.client, ['setBoardWebhook', 'pingBoardWebhook'])) throw new TypeError('svc-webhooks: `reenable` needs a `client` that can PUT and ping (an SvcClient)');
-    if (bot !== undefined && !isClient(bot.client, ['setBotWebhook'])) throw new TypeError('svc-webhooks: `reenable` needs a bot client that can PUT (an SvcClient)');
+    if (bot !== undefined && bot.secret === undefined)
+      throw new TypeError('svc-webhooks: `reenable` needs `bot.secret`: the bot PUT takes the url and the secret');
+    if (read.boards !== undefined && !isClient(read.client, ['setBoardWebhook', 'pingBoardWebhook']))
+      throw new TypeError('svc-webhooks: `reenable` needs a `client` that can PUT and ping (an SvcClient)');
+    if (bot !== undefined && !isClient(bot.client, ['setBotWebhook']))
+      throw new TypeError('svc-webhooks: `reenable` needs a bot client that can PUT (an SvcClient)');
   }
-  const fixed = [...(typeof read.secret === 'string' ? [read.secret] : Array.isArray(read.secret) ? (read.secret as readonly string[]) : []), ...(bot?.secret === undefined ? [] : [bot.secret])];
+  const fixed = [
+    ...(typeof read.secret === 'string' ? [read.secret] : Array.isArray(read.secret) ? (read.secret as readonly string[]) : []),
+    ...(bot?.secret === undefined ? [] : [bot.secret]),
+  ];
   return {
     client: read.client,
     boards: read.boards,

@@ -108,12 +108,26 @@ class Watcher implements WebhookWatcher {
     try {
       const { ids, skipped, truncated } = await listBoards(boards);
       if (this.closed) return;
-      if (skipped > 0) this.log.limited('list-skipped', 'warn', { what: 'board lists with entries that are not board ids', fields: { skipped }, message: `the board list holds ${skipped} entries that are not board ids; they are not watched` });
-      if (truncated) this.log.limited('list-truncated', 'warn', { what: 'board lists cut short', fields: { watched: ids.length }, message: `the board list holds more than ${ids.length} boards; only the first ${ids.length} are watched` });
+      if (skipped > 0)
+        this.log.limited('list-skipped', 'warn', {
+          what: 'board lists with entries that are not board ids',
+          fields: { skipped },
+          message: `the board list holds ${skipped} entries that are not board ids; they are not watched`,
+        });
+      if (truncated)
+        this.log.limited('list-truncated', 'warn', {
+          what: 'board lists cut short',
+          fields: { watched: ids.length },
+          message: `the board list holds more than ${ids.length} boards; only the first ${ids.length} are watched`,
+        });
       this.setBoards(ids);
     } catch (err) {
       next = Math.min(next, LIST_RETRY_MS);
-      this.log.limited('list-failed', 'warn', { what: 'failures to read the board list', fields: { err: safeError(err), watched: this.boardOrder.length }, message: `the board list could not be read (${describe(err)}); still watching the ${this.boardOrder.length} boards listed before` });
+      this.log.limited('list-failed', 'warn', {
+        what: 'failures to read the board list',
+        fields: { err: safeError(err), watched: this.boardOrder.length },
+        message: `the board list could not be read (${describe(err)}); still watching the ${this.boardOrder.length} boards listed before`,
+      });
     } finally {
       if (!this.closed && typeof boards === 'function') this.listTimer = setTimeout(() => void this.refresh(), next);
     }
@@ -178,7 +192,9 @@ class Watcher implements WebhookWatcher {
 
   private async observe(ref: WatchedWebhook): Promise<Observation> {
     try {
-      const body = await within(CALL_LIMIT_MS, 'the client', () => (ref.webhook === 'board' ? this.settings.client.getBoardWebhook(ref.boardId) : this.settings.bot!.client.getBotWebhook()));
+      const body = await within(CALL_LIMIT_MS, 'the client', () =>
+        ref.webhook === 'board' ? this.settings.client.getBoardWebhook(ref.boardId) : this.settings.bot!.client.getBotWebhook(),
+      );
       return body === null || body === undefined ? { kind: 'missing' } : { kind: 'state', body };
     } catch (error) {
       return { kind: 'error', error };
@@ -217,7 +233,10 @@ class Watcher implements WebhookWatcher {
     for (const status of this.known()) counts.set(status.state, (counts.get(status.state) ?? 0) + 1);
     const parts = webhookHealths.filter((state) => counts.has(state)).map((state) => `${counts.get(state)} ${state}`);
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
-    this.settings.logger.info({ watched: total, ...Object.fromEntries(counts) }, `watching ${total} webhooks: ${parts.join(', ') || 'none yet'}; one line per change of health from now on`);
+    this.settings.logger.info(
+      { watched: total, ...Object.fromEntries(counts) },
+      `watching ${total} webhooks: ${parts.join(', ') || 'none yet'}; one line per change of health from now on`,
+    );
   }
 }
 

@@ -10,6 +10,6 @@ import { PostgresStore, type DoneMarkStatement } from '../dedup/postgres-store';
  */
 export function deliveryDoneSql(ctx: DeliveryContext): DoneMarkStatement {
   const { store, token } = DeliveryScope.takeTransaction(ctx);
-  if (!(store instanceof PostgresStore)) throw new TypeError('svc-webhooks: deliveryDoneSql needs the webhook\'s store to be a postgresStore');
+  if (!(store instanceof PostgresStore)) throw new TypeError("svc-webhooks: deliveryDoneSql needs the webhook's store to be a postgresStore");
   return store.doneMark(ctx.deliveryId, token);
 }

@@ -33,7 +33,13 @@ export function svcBoardWebhook(secretOrOptions: string | readonly string[] | Se
     check: boardDelivery,
     route: boardRoute({ byType, any: lists.any }),
   };
-  const webhook = assembleWebhook({ name: 'svcBoardWebhook', settings: config, protocol, jobs: config.inbox && boardJobs(config.inbox), lists }) as unknown as BoardWebhookMiddleware;
+  const webhook = assembleWebhook({
+    name: 'svcBoardWebhook',
+    settings: config,
+    protocol,
+    jobs: config.inbox && boardJobs(config.inbox),
+    lists,
+  }) as unknown as BoardWebhookMiddleware;
   return Object.assign(webhook, {
     on(type: string | readonly string[], handler: BoardHandler<never>) {
       byType.add(type, handler, (t) => {

@@ -40,7 +40,13 @@ export function svcBotWebhook(secretOrOptions: string | readonly string[] | BotW
     check: botDeliveryCheck(maxAgeMs),
     route: botRoute({ byKind, byCommand, any: lists.any }),
   };
-  const webhook = assembleWebhook({ name: 'svcBotWebhook', settings: config, protocol, jobs: config.inbox && botJobs(), lists }) as unknown as BotWebhookMiddleware;
+  const webhook = assembleWebhook({
+    name: 'svcBotWebhook',
+    settings: config,
+    protocol,
+    jobs: config.inbox && botJobs(),
+    lists,
+  }) as unknown as BotWebhookMiddleware;
   return Object.assign(webhook, {
     on(eventKind: string | readonly string[], handler: BotHandler<never>) {
       byKind.add(eventKind, handler, (k) => {

@@ -56,7 +56,15 @@ export type VerifiedBoardDelivery =
 
 /** A verified bot update; with `known`, `kind` narrows `data` (the member `update.event[kind]`). */
 export type VerifiedBotDelivery =
-  | { [K in keyof BotEventMap]: { readonly deliveryId: string; readonly known: true; readonly kind: K; readonly data: BotEventMap[K]; readonly update: BotWebhookUpdate } }[keyof BotEventMap]
+  | {
+      [K in keyof BotEventMap]: {
+        readonly deliveryId: string;
+        readonly known: true;
+        readonly kind: K;
+        readonly data: BotEventMap[K];
+        readonly update: BotWebhookUpdate;
+      };
+    }[keyof BotEventMap]
   | { readonly deliveryId: string; readonly known: false; readonly kind: string; readonly data: BotEventData; readonly update: BotWebhookUpdate };
 
 const encoder = new TextEncoder();
@@ -79,23 +87,34 @@ export const VERIFY_BOT_INPUT = {
     type: 'Headers | IncomingHttpHeaders | Record<string, string>',
     bounds: 'required',
     read(value, name) {
-      if (typeof value !== 'object' || value === null) throw new TypeError(`svc-webhooks: \`${name}\` must be a Headers or an object of header values; got ${kindOf(value)}`);
+      if (typeof value !== 'object' || value === null)
+        throw new TypeError(`svc-webhooks: \`${name}\` must be a Headers or an object of header values; got ${kindOf(value)}`);
       // Headers alone, or a request that has them: either is read as the receivers read a request.
       return value as RequestFacts;
     },
   }),
-  secret: customOption<unknown>({ doc: 'The webhook secret, or several while a rotation is under way.', type: 'string | string[]', bounds: 'required; 16 to 256 characters each', read: (value) => value }),
+  secret: customOption<unknown>({
+    doc: 'The webhook secret, or several while a rotation is under way.',
+    type: 'string | string[]',
+    bounds: 'required; 16 to 256 characters each',
+    read: (value) => value,
+  }),
   now: customOption<number | undefined>({
     doc: 'Now, in ms since the epoch.',
     type: 'number',
     defaultText: '`Date.now()`',
     read(value, name) {
-      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) throw new TypeError(`svc-webhooks: \`${name}\` must be ms since the epoch; got ${kindOf(value)}`);
+      if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value)))
+        throw new TypeError(`svc-webhooks: \`${name}\` must be ms since the epoch; got ${kindOf(value)}`);
       return value as number | undefined;
     },
   }),
   maxBodyBytes: maxBodyBytesOption,
-  schemaPolicy: choiceOption<'reject' | 'skip'>({ doc: 'A delivery that fails the schema throws `schema_violation` (reject), or is not validated (skip).', choices: ['reject', 'skip'], default: 'reject' }),
+  schemaPolicy: choiceOption<'reject' | 'skip'>({
+    doc: 'A delivery that fails the schema throws `schema_violation` (reject), or is not validated (skip).',
+    choices: ['reject', 'skip'],
+    default: 'reject',
+  }),
 };
 
 /** The declaration of every field of `verifyBoardDelivery`'s input. */

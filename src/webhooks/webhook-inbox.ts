@@ -33,7 +33,8 @@ export function webhookInbox<S, D extends Delivery>({ settings, protocol, jobs, 
   return {
     handoff: producer?.handoff,
     work(options) {
-      if (inbox === undefined || jobs === undefined) throw new TypeError('svc-webhooks: work() needs the `inbox` option: the handlers run in the request otherwise');
+      if (inbox === undefined || jobs === undefined)
+        throw new TypeError('svc-webhooks: work() needs the `inbox` option: the handlers run in the request otherwise');
       return startWorker({ inbox, protocol, settings, report }, options);
     },
     close: () => producer?.close() ?? Promise.resolve(),

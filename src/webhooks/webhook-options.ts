@@ -2,7 +2,16 @@ import type { DeliveryStore } from '../dedup/delivery-store';
 import { INBOX_OPTIONS, inboxSettings, type InboxOptions, type InboxSettings } from '../inbox/inbox-options';
 import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 import { checkLoggerOption, type LoggerOption } from '../internal/webhook-loggers';
-import { choiceOption, customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration, type OptionTable } from '../internal/option-table';
+import {
+  choiceOption,
+  customOption,
+  functionOption,
+  kindOf,
+  numberOption,
+  stringOption,
+  type OptionDeclaration,
+  type OptionTable,
+} from '../internal/option-table';
 import { schemaPolicies, type SchemaPolicy } from '../validate/validate-payload';
 import { SECRET_LOOKUP_OPTIONS, secretLookupSettings, type SecretLookupOptions, type SecretLookupSettings } from '../verify/secret-lookup-options';
 import type { BoardSecretClaim, BotSecretClaim, SecretResolver } from '../verify/secret-resolver';
@@ -84,7 +93,9 @@ const secretOption = customOption<unknown>({
         : value === ''
           ? ': an environment variable that is set but empty gives one'
           : '';
-    throw new TypeError(`svc-webhooks: \`${name}\` must be the webhook secret (a string of 16 to 256 characters), several of them, or a resolver function; got ${kindOf(value)}${cause}`);
+    throw new TypeError(
+      `svc-webhooks: \`${name}\` must be the webhook secret (a string of 16 to 256 characters), several of them, or a resolver function; got ${kindOf(value)}${cause}`,
+    );
   },
 });
 
@@ -137,8 +148,16 @@ const storeOption = customOption<DeliveryStore | undefined>({
   read(value, name) {
     if (value === undefined) return undefined;
     const store = value as Partial<Record<'claim' | 'commit' | 'release', unknown>> | null;
-    if (typeof store !== 'object' || store === null || typeof store.claim !== 'function' || typeof store.commit !== 'function' || typeof store.release !== 'function') {
-      throw new TypeError(`svc-webhooks: \`${name}\` must be a de-dup store with claim, commit and release (memoryStore(), redisStore(), postgresStore()); got ${kindOf(value)}`);
+    if (
+      typeof store !== 'object' ||
+      store === null ||
+      typeof store.claim !== 'function' ||
+      typeof store.commit !== 'function' ||
+      typeof store.release !== 'function'
+    ) {
+      throw new TypeError(
+        `svc-webhooks: \`${name}\` must be a de-dup store with claim, commit and release (memoryStore(), redisStore(), postgresStore()); got ${kindOf(value)}`,
+      );
     }
     return value as DeliveryStore;
   },
@@ -154,15 +173,30 @@ function commonOptions(webhook: 'board' | 'bot') {
       defaultText: webhook === 'board' ? '`/webhooks/board` (bot: `/webhooks/bot`)' : '`/webhooks/bot`',
     }),
     secretLookup: nested<SecretLookupSettings>({
-      doc: "With a resolver: how its answers are cached and how long a lookup may take (see `secretLookup`).",
+      doc: 'With a resolver: how its answers are cached and how long a lookup may take (see `secretLookup`).',
       type: 'object',
       table: SECRET_LOOKUP_OPTIONS,
       read: (value) => secretLookupSettings(value, webhook === 'board' ? 'svcBoardWebhook' : 'svcBotWebhook'),
     }),
     now: functionOption<() => number>({ doc: 'The clock, in ms since the epoch.', type: '() => number', default: Date.now, defaultText: '`Date.now`' }),
     maxBodyBytes: maxBodyBytesOption,
-    timeoutMs: numberOption({ doc: "Handler deadline from the request's arrival (svc waits 10 s); past it the delivery is answered 503 and retried.", unit: 'ms', default: 8_000, min: 1, max: MAX_TIMEOUT_MS, integer: false }),
-    leaseMs: numberOption({ doc: 'How long a claim holds while handlers run (renewed while they do); more than `timeoutMs`.', unit: 'ms', default: 60_000, min: 1, max: DEFAULT_RETENTION_MS, integer: false, bounds: `more than timeoutMs, up to ${DEFAULT_RETENTION_MS}` }),
+    timeoutMs: numberOption({
+      doc: "Handler deadline from the request's arrival (svc waits 10 s); past it the delivery is answered 503 and retried.",
+      unit: 'ms',
+      default: 8_000,
+      min: 1,
+      max: MAX_TIMEOUT_MS,
+      integer: false,
+    }),
+    leaseMs: numberOption({
+      doc: 'How long a claim holds while handlers run (renewed while they do); more than `timeoutMs`.',
+      unit: 'ms',
+      default: 60_000,
+      min: 1,
+      max: DEFAULT_RETENTION_MS,
+      integer: false,
+      bounds: `more than timeoutMs, up to ${DEFAULT_RETENTION_MS}`,
+    }),
     abandonAfterMs: numberOption({
       doc: "How long handlers that outlived `timeoutMs` keep their delivery's claim, from arrival; a run still unsettled then is abandoned and its claim released for the retry.",
       unit: 'ms',
@@ -199,12 +233,21 @@ export const BOARD_WEBHOOK_OPTIONS = { ...commonOptions('board'), toleranceSecon
 export const BOT_WEBHOOK_OPTIONS = commonOptions('bot');
 
 /** Names of earlier versions, so that an upgrade is told what replaced them. */
-export const RENAMED_OPTIONS: Readonly<Record<string, string>> = { limit: 'maxBodyBytes', timeout: 'timeoutMs', lease: 'leaseMs', abandonAfter: 'abandonAfterMs', tolerance: 'toleranceSeconds' };
+export const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
+  limit: 'maxBodyBytes',
+  timeout: 'timeoutMs',
+  lease: 'leaseMs',
+  abandonAfter: 'abandonAfterMs',
+  tolerance: 'toleranceSeconds',
+};
 
 /** A claim must outlive its handlers' deadline: `leaseMs` and `abandonAfterMs` more than `timeoutMs`. */
 export function checkDeadlines(read: { timeoutMs: number; leaseMs: number; abandonAfterMs: number }): void {
   for (const name of ['leaseMs', 'abandonAfterMs'] as const) {
-    if (read[name] <= read.timeoutMs) throw new RangeError(`svc-webhooks: \`${name}\` (${read[name]}) must be more than \`timeoutMs\` (${read.timeoutMs}): a claim must outlive its handlers' deadline`);
+    if (read[name] <= read.timeoutMs)
+      throw new RangeError(
+        `svc-webhooks: \`${name}\` (${read[name]}) must be more than \`timeoutMs\` (${read.timeoutMs}): a claim must outlive its handlers' deadline`,
+      );
   }
 }
 

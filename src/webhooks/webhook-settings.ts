@@ -24,11 +24,17 @@ const FACTORY = { board: 'svcBoardWebhook', bot: 'svcBotWebhook' } as const;
  * throws here (naming the option, what it got and the fix), never per request.
  */
 export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
-  const options = typeof input === 'string' || Array.isArray(input) || typeof input === 'function' || input === undefined || input === '' ? { secret: input } : input;
+  const options =
+    typeof input === 'string' || Array.isArray(input) || typeof input === 'function' || input === undefined || input === '' ? { secret: input } : input;
   const table = webhook === 'board' ? BOARD_WEBHOOK_OPTIONS : BOT_WEBHOOK_OPTIONS;
   const read = readOptions(table, options, { factory: FACTORY[webhook], renamed: RENAMED_OPTIONS });
   checkDeadlines(read);
-  const fixedSecrets = typeof read.secret === 'string' ? [read.secret] : Array.isArray(read.secret) ? (read.secret as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const fixedSecrets =
+    typeof read.secret === 'string'
+      ? [read.secret]
+      : Array.isArray(read.secret)
+        ? (read.secret as unknown[]).filter((s): s is string => typeof s === 'string')
+        : [];
   const loggers = webhookLoggers(read.logger, webhook, fixedSecrets);
   const pattern = pathPattern(read.path, PATH_PARAMS[webhook]);
   const now = read.now ?? Date.now;
@@ -89,7 +95,8 @@ interface SecretSourceInput {
 
 function secretSource({ secret, lookupOptions, webhook, pattern, logger, now }: SecretSourceInput): SecretSource {
   if (typeof secret !== 'function') {
-    if (pattern.param !== undefined) throw new TypeError(`svc-webhooks: a \`path\` with :${pattern.param} needs \`secret\` to be a resolver, which gets that id`);
+    if (pattern.param !== undefined)
+      throw new TypeError(`svc-webhooks: a \`path\` with :${pattern.param} needs \`secret\` to be a resolver, which gets that id`);
     if (lookupOptions !== undefined) throw new TypeError('svc-webhooks: `secretLookup` applies only when `secret` is a resolver function');
     return { keys: secretKeys(secret) };
   }

@@ -31,7 +31,8 @@ function overlong(name: string, text: string): string[] {
       const where = `${name}:${line + 1}`;
       if (params.length > MAX_PARAMETERS) found.push(`${where} takes ${params.length} parameters`);
       // A rest parameter typed as a tuple is a variadic call (`command(...args)`), not one tuple argument.
-      for (const p of params) if (p.dotDotDotToken === undefined && p.type !== undefined && ts.isTupleTypeNode(p.type)) found.push(`${where} takes a positional tuple`);
+      for (const p of params)
+        if (p.dotDotDotToken === undefined && p.type !== undefined && ts.isTupleTypeNode(p.type)) found.push(`${where} takes a positional tuple`);
     }
     ts.forEachChild(node, visit);
   };
@@ -50,6 +51,8 @@ describe('the shape of src/', () => {
   });
 
   it('finds what it looks for (the checks are not vacuous)', () => {
-    expect(overlong('x.ts', 'function f(a, b, c, d, e) {}\nconst g = (t: [string, number]) => t;\nclass C { m(a, b) {} }\nfunction v(...args: [string, number]) {}')).toEqual(['x.ts:1 takes 5 parameters', 'x.ts:2 takes a positional tuple']);
+    expect(
+      overlong('x.ts', 'function f(a, b, c, d, e) {}\nconst g = (t: [string, number]) => t;\nclass C { m(a, b) {} }\nfunction v(...args: [string, number]) {}'),
+    ).toEqual(['x.ts:1 takes 5 parameters', 'x.ts:2 takes a positional tuple']);
   });
 });

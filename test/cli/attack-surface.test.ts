@@ -11,7 +11,10 @@ function answering(status: number, body: unknown): { fetch: typeof fetch; calls:
   let calls = 0;
   const fake = (async () => {
     calls++;
-    return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+    return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+      status,
+      headers: { 'content-type': 'application/json' },
+    });
   }) as typeof fetch;
   return { fetch: fake, calls: () => calls };
 }
@@ -21,7 +24,10 @@ const base = { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_TOKEN: TOKEN };
 describe('the CLI facing a hostile or careless svc', () => {
   it('never prints the token or secret it holds, even when svc echoes them in an error', async () => {
     const svc = answering(400, { message: `bad secret ${SECRET} for token ${TOKEN} (Bearer ${TOKEN})` });
-    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], { env: { ...base, SVC_WEBHOOK_SECRET: SECRET }, fetch: svc.fetch });
+    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], {
+      env: { ...base, SVC_WEBHOOK_SECRET: SECRET },
+      fetch: svc.fetch,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('svc_api_error');
     for (const out of [result.stdout, result.stderr]) {
@@ -42,15 +48,22 @@ describe('the CLI facing a hostile or careless svc', () => {
     const svc = answering(200, { product: 'svc\u001b]0;owned\u0007', version: '1\u001b[2J', commit: 'abc\r\u009b', license: 'x\u202e' });
     const result = await runCli(['version'], { env: base, fetch: svc.fetch });
     expect(result.code).toBe(0);
+    // oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     // Field names and nested values come from svc too: C1 controls and bidirectional overrides survive JSON.
-    const fields = answering(200, { url: 'https://hooks.example.com/x', 'x\u001b]0;owned\u0007\u001b[2J': 'y', nested: { note: 'a\u009b31mb\u202ec' } });
+    const fields = answering(200, {
+      url: 'https://hooks.example.com/x',
+      'x\u001b]0;owned\u0007\u001b[2J': 'y',
+      nested: { note: 'a\u009b31mb\u202ec' },
+    });
     const shown = await runCli(['board-webhook', 'get', '--board', BOARD], { env: base, fetch: fields.fetch });
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('nested');
+    // oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
     expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
     const failing = answering(500, { message: 'oops\u001b[31m red' });
     const error = await runCli(['board-webhook', 'get', '--board', BOARD], { env: base, fetch: failing.fetch });
+    // oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
     expect(error.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
   });
 
@@ -71,12 +84,25 @@ describe('the CLI facing a hostile or careless svc', () => {
   it('counts as this machine only names that never leave it: not *.localhost, which is resolved through DNS', async () => {
     const svc = answering(200, { url: 'https://hooks.example.com/x', enabled: true });
     for (const local of ['http://localhost:9', 'http://127.0.0.1:9', 'http://127.1.2.3:9', 'http://[::1]:9', 'http://[::ffff:127.0.0.1]:9']) {
-      const result = await runCli(['board-webhook', 'get', '--board', BOARD], { env: { SVC_BASE_URL: local, SVC_TOKEN: TOKEN }, fetch: svc.fetch });
+      const result = await runCli(['board-webhook', 'get', '--board', BOARD], {
+        env: { SVC_BASE_URL: local, SVC_TOKEN: TOKEN },
+        fetch: svc.fetch,
+      });
       expect([local, result.code]).toEqual([local, 0]);
     }
     const sent = svc.calls();
-    for (const remote of ['http://svc.localhost:9', 'http://localhost.:9', 'http://localhost.localdomain:9', 'http://127.0.0.1.nip.io:9', 'http://[::ffff:10.0.0.1]:9', 'http://0.0.0.0:9']) {
-      const result = await runCli(['board-webhook', 'get', '--board', BOARD], { env: { SVC_BASE_URL: remote, SVC_TOKEN: TOKEN }, fetch: svc.fetch });
+    for (const remote of [
+      'http://svc.localhost:9',
+      'http://localhost.:9',
+      'http://localhost.localdomain:9',
+      'http://127.0.0.1.nip.io:9',
+      'http://[::ffff:10.0.0.1]:9',
+      'http://0.0.0.0:9',
+    ]) {
+      const result = await runCli(['board-webhook', 'get', '--board', BOARD], {
+        env: { SVC_BASE_URL: remote, SVC_TOKEN: TOKEN },
+        fetch: svc.fetch,
+      });
       expect([remote, result.code, result.stderr.includes('invalid_base_url')]).toEqual([remote, 2, true]);
     }
     expect(svc.calls()).toBe(sent);
@@ -99,7 +125,15 @@ describe('the CLI facing a hostile or careless svc', () => {
     try {
       expect(repeated.length).toBeGreaterThan(80 * 1024);
       const started = performance.now();
-      const result = await runCli(['verify', '--headers', files.path('headers.txt'), '--body', files.path('body.json'), '--secret-file', files.path('secret.txt')]);
+      const result = await runCli([
+        'verify',
+        '--headers',
+        files.path('headers.txt'),
+        '--body',
+        files.path('body.json'),
+        '--secret-file',
+        files.path('secret.txt'),
+      ]);
       expect(performance.now() - started).toBeLessThan(2_000);
       expect(result.code).toBe(0);
     } finally {
@@ -120,11 +154,21 @@ describe('the CLI facing a hostile or careless svc', () => {
 
     it('parses a captured header line holding them quickly, and diagnoses a body ending in them quickly', async () => {
       const signed = signBoardEvent(boardEvent('ping'), { secret: SECRET });
-      const headers = Object.entries(signed.headers).map(([k, v]) => `${k}:${spaces}${v}${spaces}x`).join('\n');
+      const headers = Object.entries(signed.headers)
+        .map(([k, v]) => `${k}:${spaces}${v}${spaces}x`)
+        .join('\n');
       const files = tempFiles({ 'headers.txt': headers, 'body.json': `${signed.body}${spaces}x`, 'secret.txt': SECRET });
       try {
         const started = performance.now();
-        const result = await runCli(['verify', '--headers', files.path('headers.txt'), '--body', files.path('body.json'), '--secret-file', files.path('secret.txt')]);
+        const result = await runCli([
+          'verify',
+          '--headers',
+          files.path('headers.txt'),
+          '--body',
+          files.path('body.json'),
+          '--secret-file',
+          files.path('secret.txt'),
+        ]);
         expect(performance.now() - started).toBeLessThan(2_000);
         expect(result.code).toBe(1);
       } finally {
@@ -137,6 +181,7 @@ describe('the CLI facing a hostile or careless svc', () => {
 /** ESC (a CSI and an OSC title), BEL, an 8-bit CSI, a carriage return and a right-to-left override. */
 const HOSTILE_TEXT = 'x\u001b[2J\u001b]0;owned\u0007\u009b31m\r\u202eevil';
 /** Anything a terminal acts on rather than shows; line breaks between lines aside. */
+// oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
 const TERMINAL_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe('the CLI printing what a sender or svc chose', () => {
@@ -145,7 +190,15 @@ describe('the CLI printing what a sender or svc chose', () => {
     const signed = signBoardEvent(event, { secret: SECRET });
     const files = tempFiles({ 'headers.json': JSON.stringify(signed.headers), 'body.json': signed.body, 'secret.txt': SECRET });
     try {
-      const result = await runCli(['verify', '--headers', files.path('headers.json'), '--body', files.path('body.json'), '--secret-file', files.path('secret.txt')]);
+      const result = await runCli([
+        'verify',
+        '--headers',
+        files.path('headers.json'),
+        '--body',
+        files.path('body.json'),
+        '--secret-file',
+        files.path('secret.txt'),
+      ]);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^valid: /);
       expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
@@ -159,7 +212,10 @@ describe('the CLI printing what a sender or svc chose', () => {
     const files = tempFiles({ 'event.json': JSON.stringify(event) });
     const receiver = (async () => new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } })) as unknown as typeof fetch;
     try {
-      const result = await runCli(['send', files.path('event.json'), '--url', 'http://127.0.0.1:9/hook', '--webhook', 'board'], { env: { SVC_WEBHOOK_SECRET: SECRET }, fetch: receiver });
+      const result = await runCli(['send', files.path('event.json'), '--url', 'http://127.0.0.1:9/hook', '--webhook', 'board'], {
+        env: { SVC_WEBHOOK_SECRET: SECRET },
+        fetch: receiver,
+      });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('POST http://127.0.0.1:9/hook: board ping');
       expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
@@ -171,11 +227,16 @@ describe('the CLI printing what a sender or svc chose', () => {
   it('board-webhook set: a generated secret holding control characters is shown escaped, not acted on', async () => {
     const generated = `gen${HOSTILE_TEXT}-0123456789abcdef`;
     const svc = answering(200, { webhook: { url: 'https://hooks.example.com/x', enabled: true }, secret: generated });
-    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], { env: base, fetch: svc.fetch });
+    const result = await runCli(['board-webhook', 'set', '--board', BOARD, '--url', 'https://hooks.example.com/x'], {
+      env: base,
+      fetch: svc.fetch,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
     // Escaped, so the secret can still be read back exactly.
-    expect(result.stdout).toContain(JSON.stringify(generated).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+    expect(result.stdout).toContain(
+      JSON.stringify(generated).replace(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    );
   });
 
   it('--json: every answer of svc is printed as JSON without raw control characters, and parses back to the same values', async () => {
@@ -187,21 +248,33 @@ describe('the CLI printing what a sender or svc chose', () => {
       ['version', '--json'],
     ];
     for (const args of runs) {
-      const answer = args[1] === 'ping' ? { ok: true, status: 200, error: HOSTILE_TEXT } : args[1] === 'set' ? { webhook: state, secret: `s${HOSTILE_TEXT}-0123456789abcdef` } : args[0] === 'version' ? { version: HOSTILE_TEXT, commit: 'abc', product: 'svc' } : state;
+      const answer =
+        args[1] === 'ping'
+          ? { ok: true, status: 200, error: HOSTILE_TEXT }
+          : args[1] === 'set'
+            ? { webhook: state, secret: `s${HOSTILE_TEXT}-0123456789abcdef` }
+            : args[0] === 'version'
+              ? { version: HOSTILE_TEXT, commit: 'abc', product: 'svc' }
+              : state;
       const result = await runCli(args, { env: base, fetch: answering(200, answer).fetch });
       expect([args.join(' '), result.code]).toEqual([args.join(' '), 0]);
       expect(result.stdout).not.toMatch(TERMINAL_CONTROLS);
       expect(JSON.stringify(JSON.parse(result.stdout))).toContain(JSON.stringify(HOSTILE_TEXT).slice(1, -1));
     }
-    const bot = await runCli(['bot-webhook', 'get', '--json'], { env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_BOT_TOKEN: `svc_bot_${BOARD}_${'A'.repeat(43)}` }, fetch: answering(200, state).fetch });
+    const bot = await runCli(['bot-webhook', 'get', '--json'], {
+      env: { SVC_BASE_URL: 'http://127.0.0.1:9', SVC_BOT_TOKEN: `svc_bot_${BOARD}_${'A'.repeat(43)}` },
+      fetch: answering(200, state).fetch,
+    });
     expect(bot.code).toBe(0);
     expect(bot.stdout).not.toMatch(TERMINAL_CONTROLS);
   });
 });
 
 describe('verify, against what the receiver checks', () => {
-  const files = (signed: { headers: Record<string, string>; body: string }) => tempFiles({ 'headers.json': JSON.stringify(signed.headers), 'body.json': signed.body, 'secret.txt': SECRET });
-  const verify = (f: ReturnType<typeof tempFiles>) => runCli(['verify', '--headers', f.path('headers.json'), '--body', f.path('body.json'), '--secret-file', f.path('secret.txt')]);
+  const files = (signed: { headers: Record<string, string>; body: string }) =>
+    tempFiles({ 'headers.json': JSON.stringify(signed.headers), 'body.json': signed.body, 'secret.txt': SECRET });
+  const verify = (f: ReturnType<typeof tempFiles>) =>
+    runCli(['verify', '--headers', f.path('headers.json'), '--body', f.path('body.json'), '--secret-file', f.path('secret.txt')]);
 
   it('says delivery_id_mismatch, not valid, when X-Svc-Delivery names another delivery than the signed body', async () => {
     for (const signed of [

@@ -8,7 +8,7 @@ import { expectOneLine, runCli, spawnCli } from './run-cli';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SECRET = 'the-receivers-board-secret-0123456789';
 
-describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, once, by hand', () => {
+describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, once, by hand", () => {
   let receiver: BoardWebhookMiddleware | undefined;
   let app: { url: string; close: () => Promise<void> };
   let svc: EmulatedSvc;
@@ -35,7 +35,11 @@ describe('svc-webhooks board-webhook reenable <id>: the watcher\'s re-enable, on
     receiver = running;
     expect(svc.svc.webhook({ boardId: board })).toMatchObject({ enabled: false });
   };
-  const puts = () => svc.requests().filter((r) => r.method === 'PUT').map((r) => JSON.parse(r.body));
+  const puts = () =>
+    svc
+      .requests()
+      .filter((r) => r.method === 'PUT')
+      .map((r) => JSON.parse(r.body));
 
   it('pings, then PUTs the same url with the secret; exit 0 and the new state (the real launcher)', async () => {
     await disable();

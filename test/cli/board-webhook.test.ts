@@ -52,7 +52,7 @@ describe('svc-webhooks board-webhook', () => {
       expect(again.stdout).toMatch(/url\s+https:\/\/hooks\.example\.com/);
     });
 
-    it("takes the secret from SVC_BOARD_WEBHOOK_SECRET, the variable the receiver reads", async () => {
+    it('takes the secret from SVC_BOARD_WEBHOOK_SECRET, the variable the receiver reads', async () => {
       const result = await runCli(['board-webhook', 'set', ...board, '--url', HOOK_URL], { env: { ...env, SVC_BOARD_WEBHOOK_SECRET: SECRET } });
       expect(result.code).toBe(0);
       expect(result.stdout).not.toContain('secret generated');
@@ -194,7 +194,12 @@ describe('svc-webhooks board-webhook', () => {
 
     it.each([
       ['no --board', ['board-webhook', 'get'], {}, '--board <id> is required'],
-      ['a bot token', ['board-webhook', 'get', '--board', 'b'], { SVC_TOKEN: `svc_bot_0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e_${'k'.repeat(43)}` }, 'not with a bot token'],
+      [
+        'a bot token',
+        ['board-webhook', 'get', '--board', 'b'],
+        { SVC_TOKEN: `svc_bot_0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e_${'k'.repeat(43)}` },
+        'not with a bot token',
+      ],
       ['no token', ['board-webhook', 'get', '--board', 'b'], { SVC_TOKEN: undefined }, 'set SVC_TOKEN'],
       ['an unknown action', ['board-webhook', 'pong', '--board', 'b'], {}, 'set, get, delete, ping'],
       ['--secret-file on ping', ['board-webhook', 'ping', '--board', 'b', '--secret-file', 'secret.txt'], {}, 'belong to board-webhook set'],

@@ -49,7 +49,18 @@ describe('svc-webhooks bot-webhook', () => {
     it('reads the token and the secret from files', async () => {
       const files = tempFiles({ token: `${svc.bot.token}\n`, secret: `${SECRET}\n` });
       try {
-        const args = ['bot-webhook', 'set', '--url', URL, '--secret-file', files.path('secret'), '--token-file', files.path('token'), '--base-url', svc.baseUrl];
+        const args = [
+          'bot-webhook',
+          'set',
+          '--url',
+          URL,
+          '--secret-file',
+          files.path('secret'),
+          '--token-file',
+          files.path('token'),
+          '--base-url',
+          svc.baseUrl,
+        ];
         const result = await runCli(args);
         expect(result.code).toBe(0);
         expect(svc.secretMatches({ botId: svc.bot.id }, SECRET)).toBe(true);

@@ -54,7 +54,11 @@ describe('svc-webhooks emulate', () => {
         const client = new SvcClient({ baseUrl, token });
         const boards = ((await (await fetch(`${baseUrl}/_emulator`)).json()) as { boards: Array<{ id: string }> }).boards;
         const boardId = boards[0]!.id;
-        const put = await fetch(`${baseUrl}/api/boards/${boardId}/webhook`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url: receiver.boardUrl, secret: BOARD_SECRET }) });
+        const put = await fetch(`${baseUrl}/api/boards/${boardId}/webhook`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: receiver.boardUrl, secret: BOARD_SECRET }),
+        });
         expect(put.status).toBe(200);
         const emitted = await fetch(`${baseUrl}/_emulator/boards/${boardId}/events`, { method: 'POST', body: JSON.stringify({ type: 'task.created' }) });
         expect(emitted.status).toBe(201);
@@ -82,7 +86,11 @@ describe('svc-webhooks emulate', () => {
     await emulate(['--person-token-file', 'person.token'], async (baseUrl) => {
       const token = await tokenIn(join(dir, 'person.token'));
       const boards = ((await (await fetch(`${baseUrl}/_emulator`)).json()) as { boards: Array<{ id: string }> }).boards;
-      const put = await fetch(`${baseUrl}/api/boards/${boards[0]!.id}/webhook`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', secret: BOARD_SECRET }) });
+      const put = await fetch(`${baseUrl}/api/boards/${boards[0]!.id}/webhook`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', secret: BOARD_SECRET }),
+      });
       expect(put.status).toBe(400);
     });
   });

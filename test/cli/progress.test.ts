@@ -22,6 +22,7 @@ describe('progress', () => {
     const t = io(true);
     const result = await withProgress(t.io, 'pinging', () => new Promise((resolve) => setTimeout(() => resolve('done'), 450)));
     expect(result).toBe('done');
+    // oxlint-disable-next-line no-control-regex -- the progress line is redrawn with a terminal escape
     expect(t.stderr().match(/\r\x1b\[Kpinging \d+\.\d s/g)!.length).toBeGreaterThanOrEqual(2);
     expect(t.stderr().endsWith('\r\x1b[K')).toBe(true);
   });

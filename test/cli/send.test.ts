@@ -20,11 +20,17 @@ describe('svc-webhooks send', () => {
       .onAny((event) => {
         if (event.type === 'task.updated' && failuresLeft-- > 0) throw new Error('not yet');
       });
-    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).command('deploy', (data) => void seen.push(`bot /deploy ${data.message.command.args}`));
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).command(
+      'deploy',
+      (data) => void seen.push(`bot /deploy ${data.message.command.args}`),
+    );
     const app = express().use(board).use(bot);
     app.post('/moved', (_req, res) => void res.redirect(302, '/webhooks/board'));
     app.post('/slow', (_req, res) => void setTimeout(() => res.sendStatus(200), 1_000));
-    app.post('/hostile', (_req, res) => void res.status(400).json({ ok: false, code: 'bad', message: `\u001b[31mred\u001b[0m\u202e\r\nforged line ${'x'.repeat(1000)}` }));
+    app.post(
+      '/hostile',
+      (_req, res) => void res.status(400).json({ ok: false, code: 'bad', message: `\u001b[31mred\u001b[0m\u202e\r\nforged line ${'x'.repeat(1000)}` }),
+    );
     server = await listen(app);
   });
   afterAll(() => server.close());
@@ -116,7 +122,10 @@ describe('svc-webhooks send', () => {
           'x-svc-signature': expect.stringMatching(/^v1=[0-9a-f]{64}$/),
         });
         await runCli(['send', 'botCallback', '--url', capture.url, '--secret', BOT_SECRET]);
-        expect(headers).toMatchObject({ 'user-agent': 'SvcBot-Webhook/1.0', 'x-svc-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/) });
+        expect(headers).toMatchObject({
+          'user-agent': 'SvcBot-Webhook/1.0',
+          'x-svc-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
+        });
         expect(headers['x-svc-timestamp']).toBeUndefined();
       } finally {
         await capture.close();
@@ -160,7 +169,15 @@ describe('svc-webhooks send', () => {
     it("prints the receiver's message and, for a wrong secret, the verify command to run, never the secret or signature", async () => {
       const wrongSecret = 'not-the-right-secret-0123';
       // What the receiver answers a forged delivery, asked directly: the CLI must print its message.
-      const probe = await fetch(`${server.url}/webhooks/board`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Svc-Timestamp': String(Math.floor(Date.now() / 1000)), 'X-Svc-Signature': `v1=${'0'.repeat(64)}` }, body: '{}' });
+      const probe = await fetch(`${server.url}/webhooks/board`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Svc-Timestamp': String(Math.floor(Date.now() / 1000)),
+          'X-Svc-Signature': `v1=${'0'.repeat(64)}`,
+        },
+        body: '{}',
+      });
       const { message } = (await probe.json()) as { message: string };
 
       const result = await runCli(['send', 'task.created', '--url', `${server.url}/webhooks/board`, '--secret', wrongSecret]);
@@ -186,6 +203,7 @@ describe('svc-webhooks send', () => {
       expect(result.code).toBe(1);
       const said = result.stdout.split('\n').find((l) => l.startsWith('  the receiver says: '))!;
       expect(said).toContain('red');
+      // oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
       expect(said).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
       expect(said.length).toBeLessThan(400);
     });
@@ -216,7 +234,17 @@ describe('svc-webhooks send', () => {
 
     it('really waits, scaled by --fast, through the launcher', async () => {
       const started = Date.now();
-      const result = await spawnCli(['send', 'ping', '--url', `${server.url}/webhooks/board`, '--secret', 'not-the-right-secret-0123', '--retry', '--fast', '120000']);
+      const result = await spawnCli([
+        'send',
+        'ping',
+        '--url',
+        `${server.url}/webhooks/board`,
+        '--secret',
+        'not-the-right-secret-0123',
+        '--retry',
+        '--fast',
+        '120000',
+      ]);
       expect(result.code).toBe(1);
       // A day of schedule (1383 min) at 1 min = 0.5 ms.
       expect(Date.now() - started).toBeGreaterThanOrEqual(retryDelays().reduce((a, b) => a + b) / 120_000);
@@ -230,7 +258,11 @@ describe('svc-webhooks send', () => {
       ['no --url', ['send', 'ping', '--secret', BOARD_SECRET], '--url is required'],
       ['no secret', ['send', 'ping', '--url', url], 'the webhook secret is required'],
       ['a short secret', ['send', 'ping', '--url', url, '--secret', 'short'], '16 to 256 characters'],
-      ['a bot token as secret', ['send', 'ping', '--url', url, '--secret', `svc_bot_${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}_${'x'.repeat(43)}`], 'is an svc token'],
+      [
+        'a bot token as secret',
+        ['send', 'ping', '--url', url, '--secret', `svc_bot_${'a'.repeat(8)}-aaaa-aaaa-aaaa-${'a'.repeat(12)}_${'x'.repeat(43)}`],
+        'is an svc token',
+      ],
       ['an unknown example', ['send', 'task.exploded', '--url', url, '--secret', BOARD_SECRET], 'neither an example name'],
       ['a bot kind sent as board', ['send', 'messageCreate', '--webhook', 'board', '--url', url, '--secret', BOARD_SECRET], 'is a bot event'],
       ['a bad --webhook', ['send', 'ping', '--webhook', 'chat', '--url', url, '--secret', BOARD_SECRET], '--webhook must be one of board, bot'],
@@ -239,9 +271,21 @@ describe('svc-webhooks send', () => {
       ['an ftp url', ['send', 'ping', '--url', 'ftp://example.com', '--secret', BOARD_SECRET], 'http(s) URL'],
       ['an unknown option', ['send', 'ping', '--urll', url], 'unknown option --urll'],
       ['two sources', ['send', 'ping', 'task.created', '--url', url, '--secret', BOARD_SECRET], 'one example name'],
-      ['a fractional --timeout', ['send', 'ping', '--timeout', '2.5', '--url', url, '--secret', BOARD_SECRET], '--timeout must be a whole number of milliseconds from 1 to 2147483647'],
-      ['a --timeout longer than a timer holds', ['send', 'ping', '--timeout', '3000000000', '--url', url, '--secret', BOARD_SECRET], '--timeout must be a whole number'],
-      ['a url with a user and password', ['send', 'ping', '--url', 'http://user:hunter2-password@127.0.0.1:9/x', '--secret', BOARD_SECRET], '--url must not carry a user name or password'],
+      [
+        'a fractional --timeout',
+        ['send', 'ping', '--timeout', '2.5', '--url', url, '--secret', BOARD_SECRET],
+        '--timeout must be a whole number of milliseconds from 1 to 2147483647',
+      ],
+      [
+        'a --timeout longer than a timer holds',
+        ['send', 'ping', '--timeout', '3000000000', '--url', url, '--secret', BOARD_SECRET],
+        '--timeout must be a whole number',
+      ],
+      [
+        'a url with a user and password',
+        ['send', 'ping', '--url', 'http://user:hunter2-password@127.0.0.1:9/x', '--secret', BOARD_SECRET],
+        '--url must not carry a user name or password',
+      ],
       ['a value for an on/off option', ['send', 'ping', '--retry=yes', '--url', url, '--secret', BOARD_SECRET], '--retry takes no value'],
     ])('for %s', async (_case, args, message) => {
       const result = await runCli(args);

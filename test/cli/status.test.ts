@@ -29,9 +29,21 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
 
   // A failing webhook still holds the event it retries (pending 1); a disabled one has dropped it.
   it.each<[string, (s: EmulatedSvc, id: string) => Promise<void>, RegExp]>([
-    ['failing', (s, id) => s.failSince(id, 3_600_000), /failing\s+\S+ \(1 h ago\)\s+1\s+receiver answered 500 \(svc disables it in about 23 h, dropping its queue\)/],
-    ['disabled', (s, id) => s.failSince(id, DAY_MS + 60_000), /disabled\s+\S+ \(1 min ago\)\s+0\s+receiver answered 500 \(queue dropped; re-enable: svc-webhooks board-webhook reenable /],
-    ['paused', async (s, id) => s.svc.setPlan('free', id), /paused\s+-\s+0\s+paused by svc \(pausedReason PLAN: the plan dropped below Business\): new events are not queued/],
+    [
+      'failing',
+      (s, id) => s.failSince(id, 3_600_000),
+      /failing\s+\S+ \(1 h ago\)\s+1\s+receiver answered 500 \(svc disables it in about 23 h, dropping its queue\)/,
+    ],
+    [
+      'disabled',
+      (s, id) => s.failSince(id, DAY_MS + 60_000),
+      /disabled\s+\S+ \(1 min ago\)\s+0\s+receiver answered 500 \(queue dropped; re-enable: svc-webhooks board-webhook reenable /,
+    ],
+    [
+      'paused',
+      async (s, id) => s.svc.setPlan('free', id),
+      /paused\s+-\s+0\s+paused by svc \(pausedReason PLAN: the plan dropped below Business\): new events are not queued/,
+    ],
     ['missing', (s, id) => s.deleteWebhook(id), /missing\s+-\s+-\s+no webhook: svc answered 404/],
   ])('exit 1 when one is %s, its line saying what it means', async (_state, make, line) => {
     await make(svc, svc.boardIds[1]!);
@@ -74,7 +86,14 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
     const doc = JSON.parse(result.stdout);
     expect(doc.exitCode).toBe(1);
     expect(doc.webhooks.map((w: { state: string }) => w.state)).toEqual(['failing', 'healthy', 'healthy', 'healthy']);
-    expect(doc.webhooks[0]).toMatchObject({ webhook: 'board', boardId: svc.boardIds[0], state: 'failing', lastError: 'receiver answered 502', pending: 1, failingSince: { raw: expect.any(String), ms: expect.any(Number) } });
+    expect(doc.webhooks[0]).toMatchObject({
+      webhook: 'board',
+      boardId: svc.boardIds[0],
+      state: 'failing',
+      lastError: 'receiver answered 502',
+      pending: 1,
+      failingSince: { raw: expect.any(String), ms: expect.any(Number) },
+    });
     expect(doc.webhooks[0].disablesAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
     expect(doc.webhooks[3]).toMatchObject({ webhook: 'bot', state: 'healthy' });
   });
@@ -115,7 +134,7 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
   });
 
   describe('--watch', () => {
-    it('prints the states, then a line per change; exits with the last states\' code when interrupted', async () => {
+    it("prints the states, then a line per change; exits with the last states' code when interrupted", async () => {
       let stop!: () => void;
       const stopped = new Promise<void>((resolve) => (stop = resolve));
       const run = runCli(['status', ...boards(), '--watch', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
@@ -143,15 +162,22 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
     it('--json: one JSON line per status, then per change', async () => {
       let stop!: () => void;
       const stopped = new Promise<void>((resolve) => (stop = resolve));
-      const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], { env, interrupted: () => stopped });
+      const run = runCli(['status', '--board', svc.boardIds[0]!, '--watch', '--json', '--interval-ms', '30', '--max-rps', '1000'], {
+        env,
+        interrupted: () => stopped,
+      });
       // Deleted once svc has answered the first poll of the webhook: its first status is healthy.
-      while (!svc.requests().some((r) => r.method === 'GET' && r.url.includes(svc.boardIds[0]!) && r.status === 200)) await new Promise((r) => setTimeout(r, 10));
+      while (!svc.requests().some((r) => r.method === 'GET' && r.url.includes(svc.boardIds[0]!) && r.status === 200))
+        await new Promise((r) => setTimeout(r, 10));
       await svc.deleteWebhook(svc.boardIds[0]!);
       await new Promise((r) => setTimeout(r, 150));
       stop();
       const result = await run;
       expect(result.code).toBe(1);
-      const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+      const lines = result.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.previous, l.state])).toEqual([
         [null, 'healthy'],
         ['healthy', 'missing'],

@@ -42,7 +42,9 @@ describe('svc-webhooks verify', () => {
       const result = await verify(signed, ['--secret', SECRET], { spawn: true });
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
-      expect(result.stdout).toMatch(new RegExp(`^valid: board delivery ${event.id} \\(task.created\\) is correctly signed with the secret; timestamp \\d+ s old`));
+      expect(result.stdout).toMatch(
+        new RegExp(`^valid: board delivery ${event.id} \\(task.created\\) is correctly signed with the secret; timestamp \\d+ s old`),
+      );
     });
 
     it('is valid for a bot update', async () => {
@@ -87,7 +89,11 @@ describe('svc-webhooks verify', () => {
 
     it('stale timestamp, and valid as of --now', async () => {
       const old = signBoardEvent(event, { secret: SECRET, timestamp: now - 3600 });
-      expectInvalid(await verify(old, ['--secret', SECRET, '--now', String(now)]), 'timestamp_out_of_tolerance', 'the signature matches the secret, but X-Svc-Timestamp is 3600 s old');
+      expectInvalid(
+        await verify(old, ['--secret', SECRET, '--now', String(now)]),
+        'timestamp_out_of_tolerance',
+        'the signature matches the secret, but X-Svc-Timestamp is 3600 s old',
+      );
       expect((await verify(old, ['--secret', SECRET, '--now', String(now - 3590)])).code).toBe(0);
     });
 

@@ -28,7 +28,12 @@ async function hugeAnswer(status: number, declare: boolean): Promise<Answerer> {
     res.on('close', () => finished(written));
     const write = (): void => {
       while (written < ANSWER_BYTES) {
-        const piece = written === 0 ? Buffer.from('{"pad":"') : written + CHUNK.length + 2 >= ANSWER_BYTES ? Buffer.from('a'.repeat(ANSWER_BYTES - written - 2) + '"}') : CHUNK;
+        const piece =
+          written === 0
+            ? Buffer.from('{"pad":"')
+            : written + CHUNK.length + 2 >= ANSWER_BYTES
+              ? Buffer.from('a'.repeat(ANSWER_BYTES - written - 2) + '"}')
+              : CHUNK;
         written += piece.length;
         if (!res.write(piece)) return void res.once('drain', write);
       }

@@ -247,7 +247,7 @@ describe('SvcClient input checks', () => {
     }
   });
 
-  it('cuts the secret from svc\'s error message however its JSON encoder escaped it (\\u forms)', async () => {
+  it("cuts the secret from svc's error message however its JSON encoder escaped it (\\u forms)", async () => {
     const secret = 'webhook-secret-é<&>-0123456789abcdef';
     const escaped = `bad secret ${secret}`.replace(/[^\x20-\x7e]|[<&>]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     const echo = (async () => new Response(`{"message":"${escaped}"}`, { status: 400 })) as typeof fetch;

@@ -73,14 +73,30 @@ describe('webhookSecretProblem', () => {
 describe('isLoopbackHost (where a token may go over plain http)', () => {
   const hostOf = (url: string) => new URL(url).hostname;
 
-  it.each(['http://localhost', 'http://LOCALHOST:3000', 'http://127.0.0.1', 'http://127.255.0.9', 'http://0x7f.1', 'http://[::1]', 'http://[::ffff:127.0.0.1]'])('counts %s as this machine', (url) => {
+  it.each([
+    'http://localhost',
+    'http://LOCALHOST:3000',
+    'http://127.0.0.1',
+    'http://127.255.0.9',
+    'http://0x7f.1',
+    'http://[::1]',
+    'http://[::ffff:127.0.0.1]',
+  ])('counts %s as this machine', (url) => {
     expect(isLoopbackHost(hostOf(url))).toBe(true);
   });
 
-  it.each(['http://svc.localhost', 'http://localhost.', 'http://localhost.localdomain', 'http://ip6-localhost', 'http://127.0.0.1.nip.io', 'http://0.0.0.0', 'http://10.0.0.1', 'http://[::ffff:10.0.0.1]', 'http://[::2]', 'http://svc.example.com'])(
-    'does not count %s, which is looked up in DNS or is another address',
-    (url) => {
-      expect(isLoopbackHost(hostOf(url))).toBe(false);
-    },
-  );
+  it.each([
+    'http://svc.localhost',
+    'http://localhost.',
+    'http://localhost.localdomain',
+    'http://ip6-localhost',
+    'http://127.0.0.1.nip.io',
+    'http://0.0.0.0',
+    'http://10.0.0.1',
+    'http://[::ffff:10.0.0.1]',
+    'http://[::2]',
+    'http://svc.example.com',
+  ])('does not count %s, which is looked up in DNS or is another address', (url) => {
+    expect(isLoopbackHost(hostOf(url))).toBe(false);
+  });
 });

@@ -11,7 +11,12 @@ describe('the code blocks of README.md and docs/', () => {
   }, 120_000);
 
   it("README.md's blocks declare every name they use, so each works as copied (no prelude)", () => {
-    expect(compileSnippets(typescript.filter((b) => b.file === 'README.md'), { prelude: false })).toEqual([]);
+    expect(
+      compileSnippets(
+        typescript.filter((b) => b.file === 'README.md'),
+        { prelude: false },
+      ),
+    ).toEqual([]);
   });
 
   it('say their language, so that each is checked or shown as what it is', () => {
@@ -27,7 +32,12 @@ describe('the code blocks of README.md and docs/', () => {
 
 describe('the snippet check itself', () => {
   it('reports a block that does not compile, at its line in the page', () => {
-    const broken = { file: 'docs/example.md', line: 10, lang: 'ts', code: "import { svcBoardWebhook } from 'svc-webhooks';\nsvcBoardWebhook('s'.repeat(16)).on('task.bogus', () => {});" };
+    const broken = {
+      file: 'docs/example.md',
+      line: 10,
+      lang: 'ts',
+      code: "import { svcBoardWebhook } from 'svc-webhooks';\nsvcBoardWebhook('s'.repeat(16)).on('task.bogus', () => {});",
+    };
     const problems = compileSnippets([broken]);
     expect(problems.map((p) => p.where)).toEqual(['docs/example.md:12']);
   }, 120_000);

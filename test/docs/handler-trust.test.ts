@@ -21,7 +21,9 @@ function trustTable(): Map<string, string> {
  * might key tenant data by. Each must have its verdict in the table.
  */
 function tenantFields(): string[] {
-  const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'board-webhook-event.schema.json'), 'utf8')) as { $defs: Record<string, { properties?: Record<string, unknown> }> };
+  const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'board-webhook-event.schema.json'), 'utf8')) as {
+    $defs: Record<string, { properties?: Record<string, unknown> }>;
+  };
   const where: Record<string, string> = { BoardEventEnvelope: '', Board: 'board.', Task: 'task.' };
   const out: string[] = [];
   for (const [def, prefix] of Object.entries(where)) {

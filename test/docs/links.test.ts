@@ -33,10 +33,12 @@ describe('relative links in README.md, CONTRIBUTING.md, ARCHITECTURE.md and docs
   });
 
   it.each(files)('%s: every relative link and #anchor resolves', (file) => {
-    const broken = relativeLinks.filter((l) => l.file === file).flatMap((l) => {
-      const why = problem(l);
-      return why === undefined ? [] : [`${l.file}:${l.line}: ${why}`];
-    });
+    const broken = relativeLinks
+      .filter((l) => l.file === file)
+      .flatMap((l) => {
+        const why = problem(l);
+        return why === undefined ? [] : [`${l.file}:${l.line}: ${why}`];
+      });
     expect(broken).toEqual([]);
   });
 });

@@ -124,7 +124,8 @@ export function codePaths(file: string): Link[] {
   const out: Link[] = [];
   for (const line of lines(read(file))) {
     if (line.inFence) continue;
-    for (const m of line.text.matchAll(/`((?:src|test|examples|scripts|bench|schemas|sql|docs)\/[\w./-]+)`/g)) out.push({ file, line: line.number, target: m[1]! });
+    for (const m of line.text.matchAll(/`((?:src|test|examples|scripts|bench|schemas|sql|docs)\/[\w./-]+)`/g))
+      out.push({ file, line: line.number, target: m[1]! });
   }
   return out;
 }

@@ -31,16 +31,20 @@ describe('the node:test examples of docs/', () => {
     expect(nodeTests.length).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(nodeTests)('%s is, word for word, a file that passes under node --test', async (_where, block) => {
-    const file = runsWithNodeTest(block);
-    expect(file).toMatch(/^test\/docs\/examples\/.+\.node\.ts$/);
-    expect(existsSync(join(root, file!))).toBe(true);
-    expect(block.code.trim()).toBe(asUserWritesIt(file!));
-    const result = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', '--test', file!], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
+  it.each(nodeTests)(
+    '%s is, word for word, a file that passes under node --test',
+    async (_where, block) => {
+      const file = runsWithNodeTest(block);
+      expect(file).toMatch(/^test\/docs\/examples\/.+\.node\.ts$/);
+      expect(existsSync(join(root, file!))).toBe(true);
+      expect(block.code.trim()).toBe(asUserWritesIt(file!));
+      const result = await new Promise<{ code: number; output: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', '--test', file!], { cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
+          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, output: `${stdout}${stderr}` });
+        });
       });
-    });
-    expect(result).toEqual({ code: 0, output: expect.stringMatching(/^# pass 1$/m) });
-  }, 90_000);
+      expect(result).toEqual({ code: 0, output: expect.stringMatching(/^# pass 1$/m) });
+    },
+    90_000,
+  );
 });

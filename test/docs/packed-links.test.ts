@@ -7,7 +7,11 @@ import { links, root } from './markdown';
  * npm's page of the package and a copy in node_modules show README.md with its links relative to it.
  */
 function packedFiles(): Set<string> {
-  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'silent' } });
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_loglevel: 'silent' },
+  });
   const [packed] = JSON.parse(out) as Array<{ files: Array<{ path: string }> }>;
   return new Set(packed!.files.map((f) => f.path));
 }
@@ -25,7 +29,12 @@ describe('the documentation as the package ships it', () => {
     const broken = pages.flatMap((page) =>
       links(page)
         .filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l.target) && !l.target.startsWith('#'))
-        .map((l) => ({ l, path: relative(root, normalize(join(root, dirname(page), decodeURIComponent(l.target.split('#')[0]!)))).split('\\').join('/') }))
+        .map((l) => ({
+          l,
+          path: relative(root, normalize(join(root, dirname(page), decodeURIComponent(l.target.split('#')[0]!))))
+            .split('\\')
+            .join('/'),
+        }))
         .filter(({ path }) => !shipped(path))
         .map(({ l, path }) => `${page}:${l.line}: ${path}`),
     );

@@ -53,7 +53,24 @@ describe('README.md', () => {
 
   it('ends with a contents list that links every page of docs/ it names', () => {
     const contents = readme.slice(readme.indexOf('## Documentation'));
-    for (const page of ['frameworks', 'handlers', 'options', 'many-boards', 'deduplication', 'inbox', 'exactly-once', 'ordering', 'observability', 'security', 'cli', 'testing', 'guarantees', 'performance', 'errors', 'events']) {
+    for (const page of [
+      'frameworks',
+      'handlers',
+      'options',
+      'many-boards',
+      'deduplication',
+      'inbox',
+      'exactly-once',
+      'ordering',
+      'observability',
+      'security',
+      'cli',
+      'testing',
+      'guarantees',
+      'performance',
+      'errors',
+      'events',
+    ]) {
       expect(contents).toContain(`](docs/${page}.md)`);
     }
   });
@@ -98,8 +115,15 @@ describe("README.md's quick start, run as written", () => {
       .split('\n')
       .find((l) => l.includes('npx svc-webhooks send'));
     expect(send).toBeDefined();
-    const command = send!.replace('npx svc-webhooks', `${JSON.stringify(process.execPath)} ${JSON.stringify(tsx)} ${JSON.stringify(join(root, 'src/cli/main.ts'))}`).replace(':3000/', `:${port}/`);
-    const sent = spawnSync('bash', ['-c', command], { cwd: root, env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: secret }, encoding: 'utf8', timeout: 30_000 });
+    const command = send!
+      .replace('npx svc-webhooks', `${JSON.stringify(process.execPath)} ${JSON.stringify(tsx)} ${JSON.stringify(join(root, 'src/cli/main.ts'))}`)
+      .replace(':3000/', `:${port}/`);
+    const sent = spawnSync('bash', ['-c', command], {
+      cwd: root,
+      env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: secret },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
 
     expect(sent.status).toBe(0);
     expect(sent.stdout).toMatch(/attempt 1: 200 ok/);

@@ -5,7 +5,9 @@ const SECRET_VARIABLES = ['SVC_BOARD_WEBHOOK_SECRET', 'SVC_BOT_WEBHOOK_SECRET'];
 
 describe('the environment variables of the webhook secrets in README.md and docs/', () => {
   const blocks = documentationFiles().flatMap(codeBlocks);
-  const named = blocks.flatMap((b) => [...b.code.matchAll(/\b([A-Z][A-Z0-9_]*SECRET[A-Z0-9_]*)\b/g)].map((m) => ({ where: `${b.file}:${b.line}`, name: m[1]! })));
+  const named = blocks.flatMap((b) =>
+    [...b.code.matchAll(/\b([A-Z][A-Z0-9_]*SECRET[A-Z0-9_]*)\b/g)].map((m) => ({ where: `${b.file}:${b.line}`, name: m[1]! })),
+  );
 
   it('are there to check', () => {
     expect(named.length).toBeGreaterThan(5);

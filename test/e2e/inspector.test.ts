@@ -30,7 +30,16 @@ describe('example server: live delivery inspector', () => {
     base = server.base;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage();
     await page.goto(`${base}/inspector`);
@@ -88,7 +97,9 @@ describe('example server: live delivery inspector', () => {
 
   it('prints the inspector URL and how to turn it off beside the send hints, each hint on one line, none holding a secret', () => {
     const output = server!.output();
-    expect(output).toContain(`Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off; behind a proxy or tunnel, SVC_INSPECTOR=token)\n`);
+    expect(output).toContain(
+      `Watch deliveries arrive live: ${base}/inspector (SVC_INSPECTOR=off turns it off; behind a proxy or tunnel, SVC_INSPECTOR=token)\n`,
+    );
     const lines = output.split('\n');
     expect(lines.filter((l) => l.includes('npx svc-webhooks send') && l.includes(`${base}/webhooks/bot`))).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith('id=') && l.includes(`${base}/webhooks/board`))).toHaveLength(1);
@@ -101,11 +112,27 @@ describe('example server: live delivery inspector', () => {
     const signed = signBot(update, { secret: BOT_SECRET });
 
     expect(await post('/webhooks/bot', signed)).toBe(200);
-    expect(await cells(await rowOf(update.id))).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'handled', status: '200', code: '—', message: '—' });
+    expect(await cells(await rowOf(update.id))).toEqual({
+      webhook: 'bot',
+      kind: 'messageCreate',
+      id: update.id,
+      outcome: 'handled',
+      status: '200',
+      code: '—',
+      message: '—',
+    });
 
     expect(await post('/webhooks/bot', signed)).toBe(200);
     const duplicate = await rowOf(update.id, 'duplicate');
-    expect(await cells(duplicate)).toEqual({ webhook: 'bot', kind: 'messageCreate', id: update.id, outcome: 'duplicate', status: '200', code: '—', message: '—' });
+    expect(await cells(duplicate)).toEqual({
+      webhook: 'bot',
+      kind: 'messageCreate',
+      id: update.id,
+      outcome: 'duplicate',
+      status: '200',
+      code: '—',
+      message: '—',
+    });
     // A duplicate was verified too: its body is shown whole.
     const detail = await open(duplicate);
     expect(await detail.locator('pre.body').textContent()).toBe(JSON.stringify(update, null, 2));
@@ -118,7 +145,15 @@ describe('example server: live delivery inspector', () => {
     const event = fixture('board', 'task.created');
 
     expect(await post('/webhooks/board', signBoard(event, { secret: BOARD_SECRET }))).toBe(200);
-    expect(await cells(await rowOf(event.id))).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'handled', status: '200', code: '—', message: '—' });
+    expect(await cells(await rowOf(event.id))).toEqual({
+      webhook: 'board',
+      kind: 'task.created',
+      id: event.id,
+      outcome: 'handled',
+      status: '200',
+      code: '—',
+      message: '—',
+    });
     expect(await page.evaluate(() => (globalThis as any).sameDocument)).toBe(true);
   });
 
@@ -152,7 +187,15 @@ describe('example server: live delivery inspector', () => {
     const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.code', { hasText: 'signature_mismatch' }) });
     await row.waitFor({ timeout: APPEAR_MS });
     expect(await row.getAttribute('data-verified')).toBe('false');
-    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401', code: 'signature_mismatch', message: answer.message });
+    expect(await cells(row)).toEqual({
+      webhook: 'bot',
+      kind: '—',
+      id: '—',
+      outcome: 'rejected',
+      status: '401',
+      code: 'signature_mismatch',
+      message: answer.message,
+    });
 
     const detail = await open(row);
     expect(await detail.locator('pre.body').count()).toBe(0);
@@ -174,7 +217,15 @@ describe('example server: live delivery inspector', () => {
 
     const row = await rowOf(event.id, 'rejected');
     expect(await row.getAttribute('data-verified')).toBe('true');
-    expect(await cells(row)).toEqual({ webhook: 'board', kind: 'task.created', id: event.id, outcome: 'rejected', status: '400', code: 'schema_violation', message: answer.message });
+    expect(await cells(row)).toEqual({
+      webhook: 'board',
+      kind: 'task.created',
+      id: event.id,
+      outcome: 'rejected',
+      status: '400',
+      code: 'schema_violation',
+      message: answer.message,
+    });
 
     const detail = await open(row);
     expect(await detail.locator('ul.problems li code.path').allTextContents()).toContain('/task/title');
@@ -190,7 +241,15 @@ describe('example server: live delivery inspector', () => {
 
     const row = page.locator('tr.delivery[data-outcome="rejected"]').filter({ has: page.locator('td.code', { hasText: 'signature_missing' }) });
     await row.waitFor({ timeout: APPEAR_MS });
-    expect(await cells(row)).toEqual({ webhook: 'bot', kind: '—', id: '—', outcome: 'rejected', status: '401', code: 'signature_missing', message: answer.message });
+    expect(await cells(row)).toEqual({
+      webhook: 'bot',
+      kind: '—',
+      id: '—',
+      outcome: 'rejected',
+      status: '401',
+      code: 'signature_missing',
+      message: answer.message,
+    });
     const detail = await open(row);
     expect(await detail.locator('p.nobody').count()).toBe(1);
     expect(await detail.locator('pre').count()).toBe(0);
@@ -213,11 +272,15 @@ describe('example server: live delivery inspector', () => {
     expect(text).not.toMatch(/(sha256|v1)=[0-9a-f]{64}/);
   });
 
-  it('stops on SIGTERM while the page holds its event stream open', async () => {
-    // tsx passes the signal on to the server, whose shutdown ends the inspector's open streams.
-    server!.child.kill('SIGTERM');
-    expect(await exited(server!.child, 30_000)).toBe(0);
-  }, SETUP_MS);
+  it(
+    'stops on SIGTERM while the page holds its event stream open',
+    async () => {
+      // tsx passes the signal on to the server, whose shutdown ends the inspector's open streams.
+      server!.child.kill('SIGTERM');
+      expect(await exited(server!.child, 30_000)).toBe(0);
+    },
+    SETUP_MS,
+  );
 });
 
 function exited(child: ChildProcess, ms: number): Promise<number | null> {

@@ -27,17 +27,23 @@ describe("example server: the inspector's panel of webhook states", () => {
     // The receiver's answer, quoted by svc in lastError, carries markup.
     svc.sink.body = HOSTILE;
     await svc.failSince(svc.boardIds[1]!, 0);
-    server = await startExampleServer({
-      HOST: '127.0.0.1',
-      SVC_BOT_WEBHOOK_SECRET: BOT_SECRET,
-      SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET,
-      SVC_BASE_URL: svc.svc.baseUrl,
-      SVC_TOKEN: svc.svc.person.token,
-      SVC_BOT_TOKEN: svc.svc.bot.token,
-      SVC_WATCH_BOARDS: svc.boardIds.join(','),
-      SVC_WATCH_INTERVAL_MS: '200',
-    }, SETUP_MS - 10_000);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    server = await startExampleServer(
+      {
+        HOST: '127.0.0.1',
+        SVC_BOT_WEBHOOK_SECRET: BOT_SECRET,
+        SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET,
+        SVC_BASE_URL: svc.svc.baseUrl,
+        SVC_TOKEN: svc.svc.person.token,
+        SVC_BOT_TOKEN: svc.svc.bot.token,
+        SVC_WATCH_BOARDS: svc.boardIds.join(','),
+        SVC_WATCH_INTERVAL_MS: '200',
+      },
+      SETUP_MS - 10_000,
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
     page = await browser.newPage();
     await page.goto(`${server.base}/inspector`);
   }, SETUP_MS);
@@ -48,9 +54,11 @@ describe("example server: the inspector's panel of webhook states", () => {
     await svc?.close();
   }, SETUP_MS);
 
-  it('shows one row per webhook with its state; svc\'s text as text, never as markup', async () => {
+  it("shows one row per webhook with its state; svc's text as text, never as markup", async () => {
     await page.locator('#webhooks tr.webhook').nth(2).waitFor({ timeout: APPEAR_MS });
-    const rows = await page.locator('#webhooks tr.webhook').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('td.which')!.textContent, tr.getAttribute('data-state')]));
+    const rows = await page
+      .locator('#webhooks tr.webhook')
+      .evaluateAll((trs) => trs.map((tr) => [tr.querySelector('td.which')!.textContent, tr.getAttribute('data-state')]));
     expect(rows).toEqual([
       [`board ${svc.boardIds[0]}`, 'healthy'],
       [`board ${svc.boardIds[1]}`, 'failing'],

@@ -132,7 +132,12 @@ describe('the audit', () => {
     const missing = failure(() => svc.audit.assertAllDelivered());
     expect(missing.code).toBe('audit_failed');
     expect(missing.message).toContain('1 of 3 deliveries');
-    expect(svc.audit.deliveries().map((d) => d.id).slice(0, 2)).toEqual(ids);
+    expect(
+      svc.audit
+        .deliveries()
+        .map((d) => d.id)
+        .slice(0, 2),
+    ).toEqual(ids);
   });
 
   it('should keep only the latest maxAuditEntries deliveries and attempts', async () => {
@@ -140,7 +145,11 @@ describe('the audit', () => {
     try {
       const ids = Array.from({ length: 5 }, () => svc.emitBotUpdate({ kind: 'messageCreate' }).id);
       expect(svc.audit.deliveries()).toEqual([]); // no bot webhook: nothing queued
-      await fetch(`${svc.baseUrl}/api/bots/me/webhook`, { method: 'PUT', headers: { authorization: `Bearer ${svc.bot.token}` }, body: JSON.stringify({ url: 'https://bot.example.com/hook', secret: 'a-bot-secret-of-enough-length' }) });
+      await fetch(`${svc.baseUrl}/api/bots/me/webhook`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${svc.bot.token}` },
+        body: JSON.stringify({ url: 'https://bot.example.com/hook', secret: 'a-bot-secret-of-enough-length' }),
+      });
       const queued = Array.from({ length: 5 }, () => svc.emitBotUpdate({ kind: 'messageCreate' }).id);
       await svc.advance(0);
       expect(svc.audit.deliveries().map((d) => d.id)).toEqual(queued.slice(2));

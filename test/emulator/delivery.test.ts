@@ -23,7 +23,10 @@ async function connectBot(svc: FakeSvc, url: string): Promise<Response> {
 
 /** Offsets from the first attempt, in minutes, of every attempt of one delivery. */
 function attemptMinutes(svc: FakeSvc, id: string): number[] {
-  const at = svc.audit.attempts().filter((a) => a.deliveryId === id).map((a) => a.at);
+  const at = svc.audit
+    .attempts()
+    .filter((a) => a.deliveryId === id)
+    .map((a) => a.at);
   return at.map((t) => (t - at[0]!) / MINUTE);
 }
 
@@ -51,14 +54,25 @@ describe('the emulator delivering to a receiver made with this library', () => {
         { id: second.id, sequence: 2, type: 'task.comment.created' },
       ]);
       svc.audit.assertAllDelivered();
-      expect(svc.webhook({ boardId: svc.board.id })).toMatchObject({ enabled: true, pending: 0, lastOkAt: new Date(svc.now()).toISOString(), failingSince: null });
+      expect(svc.webhook({ boardId: svc.board.id })).toMatchObject({
+        enabled: true,
+        pending: 0,
+        lastOkAt: new Date(svc.now()).toISOString(),
+        failingSince: null,
+      });
     });
 
     it("should send svc's headers with every board delivery", async () => {
       const { id } = svc.emitBoardEvent({ type: 'task.updated' });
       await svc.advance(0);
       const headers = receiver.requests[0]!.headers;
-      expect(headers).toMatchObject({ 'user-agent': 'Svc-Webhook/1.0', 'x-svc-event': 'task.updated', 'x-svc-delivery': id, 'x-svc-webhook-version': '1', 'content-type': 'application/json' });
+      expect(headers).toMatchObject({
+        'user-agent': 'Svc-Webhook/1.0',
+        'x-svc-event': 'task.updated',
+        'x-svc-delivery': id,
+        'x-svc-webhook-version': '1',
+        'content-type': 'application/json',
+      });
       expect(Math.abs(Number(headers['x-svc-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
       expect(headers['x-svc-signature']).toMatch(/^v1=[0-9a-f]{64}$/);
     });
@@ -68,7 +82,11 @@ describe('the emulator delivering to a receiver made with this library', () => {
       const { id } = svc.emitBotUpdate({ kind: 'messageCreate', data: { message: { content: 'hello' } } });
       await svc.advance(0);
       expect(receiver.bot).toEqual([id]);
-      expect(receiver.requests[0]!.headers).toMatchObject({ 'user-agent': 'SvcBot-Webhook/1.0', 'x-svc-delivery': id, 'x-svc-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/) });
+      expect(receiver.requests[0]!.headers).toMatchObject({
+        'user-agent': 'SvcBot-Webhook/1.0',
+        'x-svc-delivery': id,
+        'x-svc-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
+      });
     });
 
     it('should carry actor and rule as the spec shows them for a person, a bot, a rule and the server', async () => {
@@ -81,11 +99,16 @@ describe('the emulator delivering to a receiver made with this library', () => {
         [null, 'string'],
         [null, null],
       ]);
-      expect(receiver.boardEvents.every((e: any) => e.board.id === svc.board.id && e.task.board_id === svc.board.id && e.workspace_id === svc.board.workspaceId)).toBe(true);
+      expect(
+        receiver.boardEvents.every((e: any) => e.board.id === svc.board.id && e.task.board_id === svc.board.id && e.workspace_id === svc.board.workspaceId),
+      ).toBe(true);
     });
 
     it('should deliver a ping synchronously with sequence 0 and answer { ok, status, error }', async () => {
-      const res = await fetch(`${svc.baseUrl}/api/boards/${svc.board.id}/webhook/ping`, { method: 'POST', headers: { authorization: `Bearer ${svc.person.token}` } });
+      const res = await fetch(`${svc.baseUrl}/api/boards/${svc.board.id}/webhook/ping`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.person.token}` },
+      });
       expect(await res.json()).toEqual({ ok: true, status: 200, error: '' });
       expect(receiver.board).toEqual([{ id: expect.any(String), sequence: 0, type: 'ping' }]);
     });
@@ -108,7 +131,11 @@ describe('the emulator delivering to a receiver made with this library', () => {
       receiver.answer({ status: 302 });
       svc.emitBoardEvent({ type: 'task.created' });
       await svc.advance(0);
-      expect(svc.webhook({ boardId: svc.board.id })).toMatchObject({ lastError: 'redirect 302 not followed', failingSince: new Date(svc.now()).toISOString(), pending: 1 });
+      expect(svc.webhook({ boardId: svc.board.id })).toMatchObject({
+        lastError: 'redirect 302 not followed',
+        failingSince: new Date(svc.now()).toISOString(),
+        pending: 1,
+      });
       expect(receiver.requests).toHaveLength(1);
       receiver.answer(undefined);
       await svc.advance(MINUTE);
@@ -137,7 +164,13 @@ describe('the emulator delivering to a receiver made with this library', () => {
       expect(svc.webhook({ boardId: svc.board.id })).toMatchObject({ enabled: true, pending: 1 });
       await svc.advance(2 * MINUTE);
       expect(svc.webhook({ boardId: svc.board.id })).toEqual(
-        expect.objectContaining({ enabled: false, disabledAt: new Date(start + DAY).toISOString(), failingSince: new Date(start).toISOString(), pending: 0, lastError: 'receiver answered 500' }),
+        expect.objectContaining({
+          enabled: false,
+          disabledAt: new Date(start + DAY).toISOString(),
+          failingSince: new Date(start).toISOString(),
+          pending: 0,
+          lastError: 'receiver answered 500',
+        }),
       );
       expect(svc.audit.deliveries().map((d) => d.status)).toEqual(['expired', 'expired', 'expired', 'dropped']);
       expect(svc.emitBoardEvent({ type: 'task.updated' }).queued).toBe(false);

@@ -117,7 +117,12 @@ describe('the control routes', () => {
       const emitted = await post(`/boards/${made.body.board.id}/events`, { type: 'task.created', overrides: { task: { title: 'From the control route' } } });
       expect(emitted).toEqual({ status: 201, body: { id: expect.any(String), sequence: 1, queued: true } });
       expect((await post('/advance', { ms: 0 })).status).toBe(200);
-      expect(receiver.boardEvents).toEqual([expect.objectContaining({ id: emitted.body.id, task: expect.objectContaining({ title: 'From the control route', key: expect.stringMatching(/^OPS-\d+$/) }) })]);
+      expect(receiver.boardEvents).toEqual([
+        expect.objectContaining({
+          id: emitted.body.id,
+          task: expect.objectContaining({ title: 'From the control route', key: expect.stringMatching(/^OPS-\d+$/) }),
+        }),
+      ]);
       const audit = (await fetch(`${svc.baseUrl}/_emulator/audit`).then((r) => r.json())) as { deliveries: unknown[] };
       expect(audit.deliveries).toEqual([expect.objectContaining({ id: emitted.body.id, status: 'delivered' })]);
     } finally {

@@ -3,7 +3,10 @@ import { createFakeSvc, type FakeSvc } from '../../src/testing';
 const SECRET = 'a-webhook-secret-of-32-characters';
 const PUBLIC_URL = 'https://hooks.example.com/webhooks/board';
 
-async function call(svc: FakeSvc, route: { method: string; path: string; token?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }> {
+async function call(
+  svc: FakeSvc,
+  route: { method: string; path: string; token?: string; body?: unknown },
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${svc.baseUrl}${route.path}`, {
     method: route.method,
     headers: { ...(route.token === undefined ? {} : { authorization: `Bearer ${route.token}` }), 'content-type': 'application/json' },
@@ -36,9 +39,16 @@ describe('the emulated svc routes', () => {
 
   describe('the bot webhook routes', () => {
     it('should set, read and delete the webhook with the bot token, never returning the secret', async () => {
-      const put = await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret: SECRET } });
+      const put = await call(svc, {
+        method: 'PUT',
+        path: '/api/bots/me/webhook',
+        token: svc.bot.token,
+        body: { url: 'https://bot.example.com/hook', secret: SECRET },
+      });
       expect(put.status).toBe(200);
-      expect(put.body).toEqual({ webhook: { url: 'https://bot.example.com/hook', enabled: true, disabledAt: null, failingSince: null, lastOkAt: null, lastError: null, pending: 0 } });
+      expect(put.body).toEqual({
+        webhook: { url: 'https://bot.example.com/hook', enabled: true, disabledAt: null, failingSince: null, lastOkAt: null, lastError: null, pending: 0 },
+      });
       const get = await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token });
       expect(get.body).toEqual(put.body);
       expect(JSON.stringify(get.body)).not.toContain(SECRET);
@@ -69,13 +79,21 @@ describe('the emulated svc routes', () => {
       ['15 characters', 'x'.repeat(15)],
       ['257 characters', 'x'.repeat(257)],
     ])('should answer 400 invalid_secret when the secret is %s (no generated secret for a bot)', async (_what, secret) => {
-      const { status, body } = await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret } });
+      const { status, body } = await call(svc, {
+        method: 'PUT',
+        path: '/api/bots/me/webhook',
+        token: svc.bot.token,
+        body: { url: 'https://bot.example.com/hook', secret },
+      });
       expect([status, body.code]).toEqual([400, 'invalid_secret']);
     });
 
     it('should accept a secret of 16 and of 256 characters', async () => {
       for (const secret of ['x'.repeat(16), 'x'.repeat(256)]) {
-        expect((await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret } })).status).toBe(200);
+        expect(
+          (await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret } }))
+            .status,
+        ).toBe(200);
       }
     });
   });
@@ -87,7 +105,17 @@ describe('the emulated svc routes', () => {
       expect(put.body.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(Buffer.from(put.body.secret, 'base64url')).toHaveLength(32);
       const get = await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token });
-      expect(get.body).toEqual({ url: PUBLIC_URL, hasSecret: true, enabled: true, disabledAt: null, failingSince: null, lastOkAt: null, lastError: null, pending: 0, pausedReason: null });
+      expect(get.body).toEqual({
+        url: PUBLIC_URL,
+        hasSecret: true,
+        enabled: true,
+        disabledAt: null,
+        failingSince: null,
+        lastOkAt: null,
+        lastError: null,
+        pending: 0,
+        pausedReason: null,
+      });
       expect(JSON.stringify(get.body)).not.toContain(put.body.secret);
     });
 
@@ -129,7 +157,12 @@ describe('the emulated svc routes', () => {
       const unknown = await call(svc, { method: 'GET', path: '/api/boards/3b0b7c1e-0000-4000-8000-000000000000/webhook', token: svc.person.token });
       expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
       const other = svc.addBoard();
-      const forbidden = await call(svc, { method: 'PUT', path: `/api/boards/${other.id}/webhook`, token: svc.person.token, body: { url: PUBLIC_URL, secret: SECRET } });
+      const forbidden = await call(svc, {
+        method: 'PUT',
+        path: `/api/boards/${other.id}/webhook`,
+        token: svc.person.token,
+        body: { url: PUBLIC_URL, secret: SECRET },
+      });
       expect([forbidden.status, forbidden.body.code]).toEqual([403, 'forbidden']);
     });
 
@@ -181,7 +214,12 @@ describe('the emulated svc routes', () => {
 
   it('should answer 404 to a route svc does not have, and 413 to a body over 64 KB', async () => {
     expect((await call(svc, { method: 'GET', path: '/api/boards' })).status).toBe(404);
-    const big = await call(svc, { method: 'PUT', path: boardPath(), token: svc.person.token, body: JSON.stringify({ url: PUBLIC_URL, pad: 'x'.repeat(70_000) }) });
+    const big = await call(svc, {
+      method: 'PUT',
+      path: boardPath(),
+      token: svc.person.token,
+      body: JSON.stringify({ url: PUBLIC_URL, pad: 'x'.repeat(70_000) }),
+    });
     expect([big.status, big.body.code]).toEqual([413, 'body_too_large']);
   });
 
@@ -217,7 +255,12 @@ describe('with botGetWrapped: false', () => {
   it('should answer the bot GET with the bare state, and PUT still wrapped', async () => {
     const svc = await createFakeSvc({ botGetWrapped: false });
     try {
-      const put = await call(svc, { method: 'PUT', path: '/api/bots/me/webhook', token: svc.bot.token, body: { url: 'https://bot.example.com/hook', secret: SECRET } });
+      const put = await call(svc, {
+        method: 'PUT',
+        path: '/api/bots/me/webhook',
+        token: svc.bot.token,
+        body: { url: 'https://bot.example.com/hook', secret: SECRET },
+      });
       const get = await call(svc, { method: 'GET', path: '/api/bots/me/webhook', token: svc.bot.token });
       expect(get.body).toEqual(put.body.webhook);
     } finally {
@@ -252,7 +295,10 @@ describe('injected faults of the API', () => {
 
   it('should answer fields over the state, and bodies that are not the state', async () => {
     svc.injectApiFault({ fields: { pausedReason: 'LEGAL_HOLD' }, times: 1 });
-    expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).body).toMatchObject({ url: PUBLIC_URL, pausedReason: 'LEGAL_HOLD' });
+    expect((await call(svc, { method: 'GET', path: boardPath(), token: svc.person.token })).body).toMatchObject({
+      url: PUBLIC_URL,
+      pausedReason: 'LEGAL_HOLD',
+    });
     svc.injectApiFault({ kind: 'malformed-json', times: 1 });
     const res = await fetch(`${svc.baseUrl}${boardPath()}`, { headers: { authorization: `Bearer ${svc.person.token}` } });
     expect([res.status, await res.text()]).toEqual([200, '{"enabled": tru']);
@@ -260,7 +306,9 @@ describe('injected faults of the API', () => {
 
   it('should hold a no-answer open until the client gives up', async () => {
     svc.injectApiFault({ kind: 'no-answer' });
-    await expect(fetch(`${svc.baseUrl}${boardPath()}`, { headers: { authorization: `Bearer ${svc.person.token}` }, signal: AbortSignal.timeout(200) })).rejects.toThrow();
+    await expect(
+      fetch(`${svc.baseUrl}${boardPath()}`, { headers: { authorization: `Bearer ${svc.person.token}` }, signal: AbortSignal.timeout(200) }),
+    ).rejects.toThrow();
   });
 
   it('should refuse a fault with no answer or two', () => {
@@ -281,4 +329,3 @@ describe('injected faults of the API', () => {
     expect(body.failingSince).toEqual(write(svc.now()));
   });
 });
-

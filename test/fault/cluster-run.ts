@@ -146,13 +146,26 @@ async function drained(sent: SenderResult, workers: readonly InboxProcess[], wit
   const accepted = new Set(sent.answers.filter((a) => a.status >= 200 && a.status < 300).map((a) => a.id));
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    const handled = new Set(workers.flatMap((w) => w.record().lines.filter((l) => l.mark === 'E').map((l) => l.id)));
+    const handled = new Set(
+      workers.flatMap((w) =>
+        w
+          .record()
+          .lines.filter((l) => l.mark === 'E')
+          .map((l) => l.id),
+      ),
+    );
     if ([...accepted].every((id) => handled.has(id))) return;
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-function summary(sent: SenderResult, failover: Awaited<ReturnType<typeof failMaster>>, f: FailoverFigures, seconds: number, violations: readonly string[]): string {
+function summary(
+  sent: SenderResult,
+  failover: Awaited<ReturnType<typeof failMaster>>,
+  f: FailoverFigures,
+  seconds: number,
+  violations: readonly string[],
+): string {
   const list = (counts: Readonly<Record<string, number>>) =>
     Object.entries(counts)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -185,7 +198,10 @@ export async function runClusterFailover(): Promise<boolean> {
   try {
     cluster = await RedisCluster.start({ nodeTimeoutMs: NODE_TIMEOUT_MS, launch: (command, args) => startChild(command, args, { stdio: 'ignore' }) });
     const env = { FAULT_CLUSTER: cluster.seeds.join(',') };
-    const receivers = [new InboxProcess('receiver', dir, { ...env, FAULT_PORT: String(await freePort()) }), new InboxProcess('receiver', dir, { ...env, FAULT_PORT: String(await freePort()) })];
+    const receivers = [
+      new InboxProcess('receiver', dir, { ...env, FAULT_PORT: String(await freePort()) }),
+      new InboxProcess('receiver', dir, { ...env, FAULT_PORT: String(await freePort()) }),
+    ];
     const workers = [new InboxProcess('worker', dir, env), new InboxProcess('worker', dir, env)];
     await Promise.all([...receivers, ...workers].map((p) => p.start()));
 
@@ -209,10 +225,12 @@ export async function runClusterFailover(): Promise<boolean> {
     });
     const violations = [...verdict.violations];
     for (const r of receivers) if (r.exit?.code !== 0) violations.push(`receiver ${r.pid} exited with ${r.exit?.code} after SIGTERM`);
-    if (sent.givenUp.length > 0 || sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries and ${sent.repeatsGivenUp} repeats`);
+    if (sent.givenUp.length > 0 || sent.repeatsGivenUp > 0)
+      violations.push(`the sender gave up on ${sent.givenUp.length} deliveries and ${sent.repeatsGivenUp} repeats`);
     if (sent.ids.length < config.deliveries) violations.push(`only ${sent.ids.length} of ${config.deliveries} deliveries were sent`);
     // A failover that no request saw proves nothing: say so rather than pass.
-    if ((verdict.figures.whileNoMaster['503 inbox_unavailable'] ?? 0) === 0) violations.push('no delivery was refused while the slot had no master: the failover did not reach the receivers');
+    if ((verdict.figures.whileNoMaster['503 inbox_unavailable'] ?? 0) === 0)
+      violations.push('no delivery was refused while the slot had no master: the failover did not reach the receivers');
     if (performance.now() - started > BUDGET_MS) violations.push(`the run took longer than its budget of ${BUDGET_MS} ms`);
     console.log(summary(sent, failover, verdict.figures, (performance.now() - started) / 1000, violations));
     passed = violations.length === 0;

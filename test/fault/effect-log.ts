@@ -86,7 +86,10 @@ export class EffectReader {
   openCounts(): { beforeEffect: number; afterEffect: number } {
     let beforeEffect = 0;
     let afterEffect = 0;
-    for (const state of this.open.values()) state === 'S' ? beforeEffect++ : afterEffect++;
+    for (const state of this.open.values()) {
+      if (state === 'S') beforeEffect++;
+      else afterEffect++;
+    }
     return { beforeEffect, afterEffect };
   }
 }

@@ -38,7 +38,11 @@ function evidence(overrides: Partial<FailoverEvidence> = {}): FailoverEvidence {
 
 describe('the cluster run verdict', () => {
   it('passes deliveries each handled once, queued, done in the store, refused with 503 while the slot had no master', () => {
-    const refused = [answer(B, 503, 1500, { code: 'inbox_unavailable' }), answer(B, 409, 1600, { code: 'delivery_in_progress' }), answer(A, 200, 2000, { duplicate: true })];
+    const refused = [
+      answer(B, 503, 1500, { code: 'inbox_unavailable' }),
+      answer(B, 409, 1600, { code: 'delivery_in_progress' }),
+      answer(A, 200, 2000, { duplicate: true }),
+    ];
     const { figures, violations } = judgeFailover(evidence({ answers: [...evidence().answers, ...refused] }));
     expect(violations).toEqual([]);
     expect(figures).toMatchObject({ lost: 0, unqueued2xx: 0, overlaps: 0, doublesInWindow: 0, doublesUnexplained: 0, commitsLost: 0 });
@@ -89,7 +93,10 @@ describe('the cluster run verdict', () => {
 
   it('does not explain a second run whose first ended well before the kill, or after its worker was back', () => {
     for (const end of [700, 3600]) {
-      const first: WorkerRecord = { pid: 1, lines: lines(['S', A, end - 20], ['E', A, end - 10], ['R', A, end], ['S', B, 3500], ['E', B, 3510], ['R', B, 3511]) };
+      const first: WorkerRecord = {
+        pid: 1,
+        lines: lines(['S', A, end - 20], ['E', A, end - 10], ['R', A, end], ['S', B, 3500], ['E', B, 3510], ['R', B, 3511]),
+      };
       const again: WorkerRecord = { pid: 2, lines: lines(['S', A, 12_000], ['E', A, 12_010], ['R', A, 12_011]) };
       const { figures } = judgeFailover(evidence({ workers: [first, again] }));
       expect(figures.doublesUnexplained).toBe(1);
@@ -97,7 +104,10 @@ describe('the cluster run verdict', () => {
   });
 
   it('does not count a run that failed before its side effect as a second run', () => {
-    const failedFirst: WorkerRecord = { pid: 1, lines: lines(['S', A, 100], ['F', A, 105], ['S', A, 300], ['E', A, 310], ['R', A, 311], ['S', B, 4000], ['E', B, 4010], ['R', B, 4011]) };
+    const failedFirst: WorkerRecord = {
+      pid: 1,
+      lines: lines(['S', A, 100], ['F', A, 105], ['S', A, 300], ['E', A, 310], ['R', A, 311], ['S', B, 4000], ['E', B, 4010], ['R', B, 4011]),
+    };
     expect(judgeFailover(evidence({ workers: [failedFirst] })).figures).toMatchObject({ doublesUnexplained: 0, doublesInWindow: 0, failedRuns: 1 });
   });
 

@@ -127,7 +127,8 @@ export function judgeFailover(evidence: FailoverEvidence): FailoverVerdict {
     if (answer.status >= 200 && answer.status < 300) accepted.add(answer.id);
     if (answer.sentAt >= killedAt && answer.answeredAt <= noMasterUntil) {
       whileNoMaster[key] = (whileNoMaster[key] ?? 0) + 1;
-      if (!REFUSED_WITHOUT_MASTER.has(key) && answer.status !== 503) violations.push(`while the queue's slot had no master, pid ${answer.pid} answered ${key} for ${answer.id}`);
+      if (!REFUSED_WITHOUT_MASTER.has(key) && answer.status !== 503)
+        violations.push(`while the queue's slot had no master, pid ${answer.pid} answered ${key} for ${answer.id}`);
     }
   }
 

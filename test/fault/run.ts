@@ -40,10 +40,7 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     const sender = new Sender(slots.map((s) => s.url));
     const budget = setTimeout(() => sender.stop(), config.budgetMs);
     let sending = true;
-    const [sent, faults] = await Promise.all([
-      sender.run().finally(() => (sending = false)),
-      runFaults(store, slots, () => !sending),
-    ]);
+    const [sent, faults] = await Promise.all([sender.run().finally(() => (sending = false)), runFaults(store, slots, () => !sending)]);
     clearTimeout(budget);
 
     // Every receiver closes gracefully, so that what it still commits is in the store when read.
@@ -51,16 +48,29 @@ async function runAgainst(kind: StoreKind): Promise<boolean> {
     const states = await store.states(sent.ids);
     const effectRows = await store.effectRows?.(sent.ids);
     const receivers = slots.flatMap((s) => s.records());
-    const verdict = judge({ ids: sent.ids, givenUp: sent.givenUp, answers: sent.answers, receivers, states, leaseMs: config.leaseMs, ...(effectRows === undefined ? {} : { effectRows }) });
+    const verdict = judge({
+      ids: sent.ids,
+      givenUp: sent.givenUp,
+      answers: sent.answers,
+      receivers,
+      states,
+      leaseMs: config.leaseMs,
+      ...(effectRows === undefined ? {} : { effectRows }),
+    });
     const violations = [...verdict.violations];
     if (sent.givenUp.length > 0) violations.push(`the sender gave up on ${sent.givenUp.length} deliveries after a day of retries`);
     if (sent.repeatsGivenUp > 0) violations.push(`the sender gave up on ${sent.repeatsGivenUp} repeats of delivered deliveries after a day of retries`);
     violations.push(...unbitten(verdict.figures, faults));
     const recovery = slowestRecovery(sent.answers, faults.storeBack);
-    if (recovery > RECOVERY_MS) violations.push(`a store fault kept deliveries from being answered 2xx for ${(recovery / 1000).toFixed(1)} s after the store was back (at most ${RECOVERY_MS / 1000} s)`);
+    if (recovery > RECOVERY_MS)
+      violations.push(
+        `a store fault kept deliveries from being answered 2xx for ${(recovery / 1000).toFixed(1)} s after the store was back (at most ${RECOVERY_MS / 1000} s)`,
+      );
     if (performance.now() - started > config.budgetMs) violations.push(`the run took longer than its budget of ${config.budgetMs} ms`);
     console.log(summary({ kind, store, slots, sent, faults, figures: verdict.figures, seconds: (performance.now() - started) / 1000, violations }));
-    console.log(`  store back:    the first 2xx came at most ${(recovery / 1000).toFixed(1)} s after the store was back from a fault (${faults.storeBack.length} faults)`);
+    console.log(
+      `  store back:    the first 2xx came at most ${(recovery / 1000).toFixed(1)} s after the store was back from a fault (${faults.storeBack.length} faults)`,
+    );
     passed = violations.length === 0;
     return passed;
   } finally {
@@ -102,7 +112,10 @@ function unbitten(f: Figures, faults: FaultLog): string[] {
 }
 
 /** Every run by name: one per store kind, and the inbox on a Redis Cluster through a failover. */
-const runs: ReadonlyMap<string, () => Promise<boolean>> = new Map([...[...storeKinds.values()].map((kind) => [kind.name, () => runAgainst(kind)] as const), ['redis-cluster', runClusterFailover] as const]);
+const runs: ReadonlyMap<string, () => Promise<boolean>> = new Map([
+  ...[...storeKinds.values()].map((kind) => [kind.name, () => runAgainst(kind)] as const),
+  ['redis-cluster', runClusterFailover] as const,
+]);
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

@@ -85,7 +85,7 @@ export class Sender {
       await sleep(config.emitMs / config.deliveries);
     }
     // Repeats start chains of their own while these run: wait until none is left.
-    for (let settled = 0; settled < this.chains.length; ) {
+    for (let settled = 0; settled < this.chains.length;) {
       const upTo = this.chains.length;
       await Promise.all(this.chains.slice(settled, upTo));
       settled = upTo;
@@ -157,7 +157,13 @@ export class Sender {
     let duplicate = false;
     let code: string | undefined;
     try {
-      const res = await fetch(this.urls[slot]!, { method: 'POST', headers: signed.headers, body: signed.body, redirect: 'manual', signal: AbortSignal.timeout(config.requestTimeoutMs) });
+      const res = await fetch(this.urls[slot]!, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(config.requestTimeoutMs),
+      });
       const text = await res.text();
       status = res.status;
       pid = Number(res.headers.get('x-fault-pid')) || undefined;

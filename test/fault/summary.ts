@@ -37,7 +37,9 @@ export function summary({ kind, store, slots, sent, faults, figures: f, seconds,
     `  commits lost:  ${f.commitsLost} (answered 2xx, not done in the store; besides ${f.commitsCut} whose receiver was killed -9 before its commit landed)`,
     ...(f.rows === undefined
       ? []
-      : [`  effect rows:   ${f.rows.once} deliveries with exactly one row committed in ctx.transaction; lost ${f.rows.lost}, doubled ${f.rows.doubled} (the extra runs above wrote rows that were rolled back)`]),
+      : [
+          `  effect rows:   ${f.rows.once} deliveries with exactly one row committed in ctx.transaction; lost ${f.rows.lost}, doubled ${f.rows.doubled} (the extra runs above wrote rows that were rolled back)`,
+        ]),
     `  result:        ${violations.length === 0 ? 'PASS' : `FAIL, ${violations.length} violations:`}`,
     ...violations.slice(0, 20).map((v) => `    - ${v}`),
   ];

@@ -73,7 +73,11 @@ describe('the fault test verdict', () => {
   });
 
   it('does not explain a second run by a kill that came after it started', () => {
-    const killedLate: ReceiverRecord = { pid: 1, lines: lines(['S', A, 10], ['E', A, 12], ['R', A, 13], ['S', B, 20], ['E', B, 22], ['R', B, 23]), killedAt: 8000 };
+    const killedLate: ReceiverRecord = {
+      pid: 1,
+      lines: lines(['S', A, 10], ['E', A, 12], ['R', A, 13], ['S', B, 20], ['E', B, 22], ['R', B, 23]),
+      killedAt: 8000,
+    };
     const again: ReceiverRecord = { pid: 2, lines: lines(['S', A, 5000], ['E', A, 5002], ['R', A, 5003]) };
     const { figures } = judge(evidence([killedLate, again], [ok(A, 1, 14), ok(B, 1, 24), ok(A, 2, 5004)]));
     expect(figures.extraRuns.unexplained).toBe(1);
@@ -100,7 +104,12 @@ describe('the fault test verdict', () => {
   });
 
   it('holds a SIGTERMed receiver to finishing its runs, committing what it answered and exiting 0', () => {
-    const closed: ReceiverRecord = { pid: 1, lines: lines(['S', A, 10], ['E', A, 12], ['S', B, 11], ['E', B, 22], ['R', B, 23]), terminatedAt: 11.5, exitCode: 1 };
+    const closed: ReceiverRecord = {
+      pid: 1,
+      lines: lines(['S', A, 10], ['E', A, 12], ['S', B, 11], ['E', B, 22], ['R', B, 23]),
+      terminatedAt: 11.5,
+      exitCode: 1,
+    };
     const { figures, violations } = judge(evidence([closed], [ok(B, 1, 24)], { [A]: 'absent', [B]: 'claimed' }));
     expect(figures).toMatchObject({ closes: 1, inFlightAtClose: 2, closeLost: 2 });
     expect(violations.join('\n')).toMatch(/exited with 1/);
@@ -109,17 +118,34 @@ describe('the fault test verdict', () => {
 
   it('with transactional effects, holds every delivery to exactly one committed row: none lost, none doubled', () => {
     const answers = [ok(A, 1, 14), ok(B, 1, 24)];
-    const once = judge({ ...evidence([handledOnce], answers), effectRows: new Map([[A, 1], [B, 1]]) });
+    const once = judge({
+      ...evidence([handledOnce], answers),
+      effectRows: new Map([
+        [A, 1],
+        [B, 1],
+      ]),
+    });
     expect(once.violations).toEqual([]);
     expect(once.figures.rows).toEqual({ once: 2, lost: 0, doubled: 0 });
-    const wrong = judge({ ...evidence([handledOnce], answers), effectRows: new Map([[A, 0], [B, 2]]) });
+    const wrong = judge({
+      ...evidence([handledOnce], answers),
+      effectRows: new Map([
+        [A, 0],
+        [B, 2],
+      ]),
+    });
     expect(wrong.figures.rows).toEqual({ once: 0, lost: 1, doubled: 1 });
     expect(wrong.violations).toHaveLength(2);
     expect(judge(evidence([handledOnce], answers)).figures.rows).toBeUndefined();
   });
 
-  it('explains a second run by the first one\'s rolled-back transaction, and does not blame a close for it', () => {
-    const rolledBack: ReceiverRecord = { pid: 1, lines: lines(['S', A, 10], ['E', A, 12], ['X', A, 13], ['S', B, 20], ['E', B, 22], ['R', B, 23]), terminatedAt: 12.5, exitCode: 0 };
+  it("explains a second run by the first one's rolled-back transaction, and does not blame a close for it", () => {
+    const rolledBack: ReceiverRecord = {
+      pid: 1,
+      lines: lines(['S', A, 10], ['E', A, 12], ['X', A, 13], ['S', B, 20], ['E', B, 22], ['R', B, 23]),
+      terminatedAt: 12.5,
+      exitCode: 0,
+    };
     const again: ReceiverRecord = { pid: 2, lines: lines(['S', A, 100], ['E', A, 102], ['R', A, 103]) };
     const { figures, violations } = judge(evidence([rolledBack, again], [ok(B, 1, 24), ok(A, 2, 104)], { [A]: 'done', [B]: 'done' }));
     expect(violations).toEqual([]);

@@ -180,7 +180,8 @@ export function judge(evidence: Evidence): Verdict {
       if (before.rolledBack) cause = 'rolledBack';
       else if (explained) cause = (answered2xx.get(id) ?? []).some((a) => a.pid === before.pid) ? 'killedWhileCommitting' : 'killedBeforeAnswer';
       extraRuns[cause]++;
-      if (cause === 'unexplained') violations.push(`delivery ${id} ran again in pid ${effects[i]!.pid} though pid ${before.pid} had run it and was not killed between`);
+      if (cause === 'unexplained')
+        violations.push(`delivery ${id} ran again in pid ${effects[i]!.pid} though pid ${before.pid} had run it and was not killed between`);
     }
   }
 

@@ -16,7 +16,10 @@ describe('the Fastify recipe (fastifyWebhook plugin), over HTTP', () => {
   });
   afterAll(() => app.close());
 
-  describeWebhookContract(() => baseUrl, () => handled);
+  describeWebhookContract(
+    () => baseUrl,
+    () => handled,
+  );
 
   it('the app’s other routes keep Fastify’s JSON parser', async () => {
     const res = await httpPost(baseUrl, '/api/notes', { 'Content-Type': 'application/json' }, '{"a":1}');

@@ -27,7 +27,10 @@ describe('the Hono recipe (createWebHandler), on @hono/node-server over HTTP', (
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  describeWebhookContract(() => baseUrl, () => handled);
+  describeWebhookContract(
+    () => baseUrl,
+    () => handled,
+  );
 
   it('a body read before the webhook: 500 body_already_consumed that says what to do, never a hang', async () => {
     const signed = signBoardEvent(boardEvent('task.created'), { secret: CONTRACT_SECRET });

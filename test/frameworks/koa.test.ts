@@ -20,7 +20,10 @@ describe('the Koa recipe (createNodeHandler in front of Koa), over HTTP', () => 
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  describeWebhookContract(() => baseUrl, () => handled);
+  describeWebhookContract(
+    () => baseUrl,
+    () => handled,
+  );
 
   it('every other request goes on to Koa', async () => {
     const res = await httpPost(baseUrl, '/elsewhere', { 'Content-Type': 'application/json' }, '{}');

@@ -23,7 +23,10 @@ describe.each([
   });
   afterAll(() => app.close());
 
-  describeWebhookContract(() => baseUrl, () => handled);
+  describeWebhookContract(
+    () => baseUrl,
+    () => handled,
+  );
 });
 
 describe('the NestJS recipe on Express, done the other way', () => {
@@ -39,7 +42,12 @@ describe('the NestJS recipe on Express, done the other way', () => {
     await app.listen(0, '127.0.0.1');
     try {
       const signed = signBoardEvent(boardEvent('task.created'), { secret: CONTRACT_SECRET });
-      const res = await httpPost(`http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`, '/webhooks/board', signed.headers, signed.body);
+      const res = await httpPost(
+        `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`,
+        '/webhooks/board',
+        signed.headers,
+        signed.body,
+      );
       expect(res.status).toBe(500);
       expect(res.json().code).toBe('body_already_consumed');
     } finally {

@@ -112,9 +112,14 @@ describe('the Next.js edge route recipe (board-edge/route.ts, runtime = "edge")'
 
   it('bundles for the edge runtime without any Node module', async () => {
     const { build } = await import('esbuild');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as { webBundleOptions: (o: { entry: string; outfile: string }) => import('esbuild').BuildOptions };
-    const bundled = await build({ ...webBundleOptions({ entry: require.resolve(ROUTE), outfile: 'route.mjs' }), write: false, conditions: ['edge-light', 'worker', 'browser'] });
+    const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as {
+      webBundleOptions: (o: { entry: string; outfile: string }) => import('esbuild').BuildOptions;
+    };
+    const bundled = await build({
+      ...webBundleOptions({ entry: require.resolve(ROUTE), outfile: 'route.mjs' }),
+      write: false,
+      conditions: ['edge-light', 'worker', 'browser'],
+    });
     expect(bundled.errors).toEqual([]);
     expect(bundled.outputFiles![0]!.text).toContain('createWebHandler');
   });

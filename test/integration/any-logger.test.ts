@@ -38,11 +38,14 @@ describe('logger: console', () => {
 
   it('logs every delivery through console.info/warn/error as (message, fields), scrubbed of secrets and tokens', async () => {
     const calls: unknown[][] = [];
-    for (const level of ['info', 'warn', 'error', 'debug'] as const) jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void calls.push([level, ...args]));
+    for (const level of ['info', 'warn', 'error', 'debug'] as const)
+      jest.spyOn(console, level).mockImplementation((...args: unknown[]) => void calls.push([level, ...args]));
     await deliverBoth(careless(svcBoardWebhook({ secret: BOARD_SECRET, logger: console })));
 
     const received = calls.filter(([, message]) => message === 'delivery received');
-    expect(received).toEqual([['info', 'delivery received', expect.objectContaining({ webhook: 'board', kind: 'task.created', outcome: 'handled', status: 200 })]]);
+    expect(received).toEqual([
+      ['info', 'delivery received', expect.objectContaining({ webhook: 'board', kind: 'task.created', outcome: 'handled', status: 200 })],
+    ]);
     const refused = calls.find(([, , fields]) => (fields as { code?: string } | undefined)?.code === 'handler_failed')!;
     expect(refused[1]).not.toMatch(/refused/);
     expect(refused[0]).toBe('error');
@@ -51,7 +54,9 @@ describe('logger: console', () => {
     expect(calls.find(([, message]) => String(message).startsWith('message with'))![2]).toMatchObject({ kind: 'task.created', secret: '[Redacted]' });
     expect(calls.find(([, message]) => String(message).startsWith('child line'))![2]).toMatchObject({ step: 'child', kind: 'task.created' });
     // An error logged alone is the line's `err`, as pino logs it.
-    expect(calls.find(([level, , fields]) => level === 'error' && (fields as { err?: { message?: string } }).err?.message?.startsWith('failed with'))).toBeDefined();
+    expect(
+      calls.find(([level, , fields]) => level === 'error' && (fields as { err?: { message?: string } }).err?.message?.startsWith('failed with')),
+    ).toBeDefined();
     expectClean(JSON.stringify(calls));
   });
 });
@@ -69,7 +74,9 @@ describe('logger: winston', () => {
     await deliverBoth(careless(svcBoardWebhook({ secret: BOARD_SECRET, logger })));
 
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(parsed.filter((l) => l.message === 'delivery received')).toEqual([expect.objectContaining({ level: 'info', webhook: 'board', outcome: 'handled', status: 200 })]);
+    expect(parsed.filter((l) => l.message === 'delivery received')).toEqual([
+      expect.objectContaining({ level: 'info', webhook: 'board', outcome: 'handled', status: 200 }),
+    ]);
     expect(parsed.find((l) => l.code === 'handler_failed')).toMatchObject({ level: 'error', status: 500, code: 'handler_failed' });
     expect(parsed.find((l) => String(l.message).startsWith('message with'))).toMatchObject({ secret: '[Redacted]', note: 'secret [Redacted]' });
     expectClean(lines.join('\n'));
@@ -79,7 +86,12 @@ describe('logger: winston', () => {
 describe('logger: a bunyan-like logger (it has streams)', () => {
   it('is called fields first, as bunyan and pino take them', async () => {
     const calls: unknown[][] = [];
-    const logger = { streams: [], info: (...a: unknown[]) => void calls.push(a), warn: (...a: unknown[]) => void calls.push(a), error: (...a: unknown[]) => void calls.push(a) };
+    const logger = {
+      streams: [],
+      info: (...a: unknown[]) => void calls.push(a),
+      warn: (...a: unknown[]) => void calls.push(a),
+      error: (...a: unknown[]) => void calls.push(a),
+    };
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger });
     await post(appWith(express, board), board.path, signBoard(fixture('board', 'ping'))).expect(200);
     expect(calls.find(([, message]) => message === 'delivery received')![0]).toMatchObject({ outcome: 'handled' });
@@ -92,7 +104,8 @@ describe('logger: false', () => {
   it('logs nothing at all, and deliveries are handled and refused as ever', async () => {
     const writes = jest.spyOn(process.stdout, 'write');
     const logged: unknown[] = [];
-    for (const level of ['info', 'warn', 'error', 'debug', 'log'] as const) jest.spyOn(console, level).mockImplementation((...a: unknown[]) => void logged.push(a));
+    for (const level of ['info', 'warn', 'error', 'debug', 'log'] as const)
+      jest.spyOn(console, level).mockImplementation((...a: unknown[]) => void logged.push(a));
     const handled: string[] = [];
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: false }).on('task.created', (event, ctx) => {
       ctx.log.child({ a: 1 }).info('quiet');

@@ -235,7 +235,12 @@ describe.each(expressVersions)('board webhook in %s', (_name, expressLib) => {
   });
 
   describe('the signature', () => {
-    const refused = async (signed: ReturnType<typeof signBoard>, code: string, extra: Record<string, string | string[]> = {}, options: Parameters<typeof setup>[0] = {}) => {
+    const refused = async (
+      signed: ReturnType<typeof signBoard>,
+      code: string,
+      extra: Record<string, string | string[]> = {},
+      options: Parameters<typeof setup>[0] = {},
+    ) => {
       const { board, app } = setup(options);
       const handler = jest.fn();
       board.onAny(handler);

@@ -23,7 +23,10 @@ describe('connecting a board to a running receiver', () => {
   // The integration's own secret store (a database table in a real integration).
   const boardSecrets = new Map<string, string>();
   const pings: string[] = [];
-  const board = svcBoardWebhook({ secret: ({ boardId }) => boardSecrets.get(boardId), logger: silentLogger }).on('ping', (event) => void pings.push(event.board.id));
+  const board = svcBoardWebhook({ secret: ({ boardId }) => boardSecrets.get(boardId), logger: silentLogger }).on(
+    'ping',
+    (event) => void pings.push(event.board.id),
+  );
 
   beforeAll(async () => {
     server = createServer(createNodeHandler(board));
@@ -94,7 +97,7 @@ describe('one server hosting several bots, one path per bot', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it('sets the bot webhook with a secret of its own, stores it, and handles the next update at that bot\'s path', async () => {
+  it("sets the bot webhook with a secret of its own, stores it, and handles the next update at that bot's path", async () => {
     const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.bot.token });
     const secret = randomBytes(32).toString('base64url');
     await client.setBotWebhook({ url: `https://bots.example.com/webhooks/bots/${svc.bot.id}`, secret });

@@ -41,7 +41,23 @@ function hostileThrowables(): Array<[string, unknown]> {
     ['a revoked Proxy', revoked.proxy],
     ['a frozen error', Object.freeze(new Error('frozen'))],
     ['an error whose cause is hostile', withHostileCause],
-    ['a Proxy whose every trap throws', new Proxy({}, { get: () => { throw new Error('trap'); }, getPrototypeOf: () => { throw new Error('trap'); }, ownKeys: () => { throw new Error('trap'); } })],
+    [
+      'a Proxy whose every trap throws',
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+          getPrototypeOf: () => {
+            throw new Error('trap');
+          },
+          ownKeys: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ],
     ['null', null],
     ['undefined', undefined],
     ['a symbol', Symbol('thrown')],
@@ -198,7 +214,7 @@ describe('one delivery id spelled two ways', () => {
 
   it('reaches handlers, the store, the log and onDelivery in the canonical lower-case form', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
     const claimed: string[] = [];
     const store = memoryStore();
     const spyStore: DeliveryStore = {
@@ -310,7 +326,7 @@ describe('a signed body that is not valid UTF-8', () => {
 describe('a handler that never settles', () => {
   it('keeps its claim until `abandonAfter`, then the claim is released, the run logged as abandoned, and the retry runs the handlers', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, timeoutMs: 20, leaseMs: 40, abandonAfterMs: 1500 });
     let calls = 0;
     board.on('task.created', () => {
@@ -366,7 +382,12 @@ describe('a handler that never settles', () => {
 
 describe('a store whose commit fails for a moment', () => {
   /** A memory store whose commits fail `failures` times first. */
-  function blinkingStore(failures: number, fail: () => never = () => { throw new Error('store restarting'); }) {
+  function blinkingStore(
+    failures: number,
+    fail: () => never = () => {
+      throw new Error('store restarting');
+    },
+  ) {
     const inner = memoryStore();
     let left = failures;
     const commits = { attempts: 0 };
@@ -399,7 +420,7 @@ describe('a store whose commit fails for a moment', () => {
 
   it('gives up when the lease would end, logging that a repeat would run again', async () => {
     const memory = memoryLogger();
-      const { logger } = memory;
+    const { logger } = memory;
     const { store, commits } = blinkingStore(Number.POSITIVE_INFINITY, () => {
       throw hostileThrowables()[0]![1];
     });

@@ -46,7 +46,10 @@ describe('npm start -- --emulate', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(deliveries![0]).toMatchObject({ verified: true, outcome: 'handled', status: 200 });
     const panel = await within(10_000, async () => {
-      const body = JSON.parse((await inspectorGet(server!.base, '/inspector/webhooks')).body) as { watching: boolean; webhooks: Array<{ webhook: string; state: string }> };
+      const body = JSON.parse((await inspectorGet(server!.base, '/inspector/webhooks')).body) as {
+        watching: boolean;
+        webhooks: Array<{ webhook: string; state: string }>;
+      };
       return body.webhooks.length === 2 ? body : undefined;
     });
     expect(panel?.webhooks.map((w) => [w.webhook, w.state])).toEqual([

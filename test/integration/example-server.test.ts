@@ -18,7 +18,10 @@ describe('the example server (npm start)', () => {
   afterAll(() => server?.stop());
 
   it('prints a curl command that reaches a command handler, and a repeat that is a duplicate', async () => {
-    const curl = server.output().split('\n').find((l) => l.startsWith('curl '))!;
+    const curl = server
+      .output()
+      .split('\n')
+      .find((l) => l.startsWith('curl '))!;
     expect(curl).toContain('X-Svc-Signature: sha256=');
     const first = await run('bash', ['-c', curl]);
     expect(JSON.parse(first.stdout)).toEqual({ ok: true });
@@ -29,7 +32,10 @@ describe('the example server (npm start)', () => {
   });
 
   it('prints a board ping recipe that signs at send time with openssl and reaches the ping handler', async () => {
-    const recipe = server.output().split('\n').find((l) => l.startsWith('id='))!;
+    const recipe = server
+      .output()
+      .split('\n')
+      .find((l) => l.startsWith('id='))!;
     const res = await run('bash', ['-c', recipe]);
     expect(JSON.parse(res.stdout)).toEqual({ ok: true });
     await new Promise((r) => setTimeout(r, 200));
@@ -54,7 +60,9 @@ describe('the example server on real secrets', () => {
     expect(printed).not.toMatch(/[0-9a-f]{64}/);
     const lines = printed.split('\n');
     // The bot hint runs the CLI; here from the source rather than through npx.
-    const send = lines.find((l) => l.includes('npx svc-webhooks send'))!.replace('npx svc-webhooks', `SVC_WEBHOOKS_CLI_SOURCE=1 node ${join(root, 'bin', 'svc-webhooks.js')}`);
+    const send = lines
+      .find((l) => l.includes('npx svc-webhooks send'))!
+      .replace('npx svc-webhooks', `SVC_WEBHOOKS_CLI_SOURCE=1 node ${join(root, 'bin', 'svc-webhooks.js')}`);
     const sent = await run('bash', ['-c', send], { env: { ...process.env, ...env } });
     expect(sent.stdout).toContain('delivered');
     const ping = await run('bash', ['-c', lines.find((l) => l.startsWith('id='))!], { env: { ...process.env, ...env } });
@@ -142,7 +150,11 @@ describe('the example server without a token', () => {
   it("watches nothing; the inspector's panel says how to start", async () => {
     const { status, body } = await inspectorGet(server.base, '/inspector/webhooks');
     expect(status).toBe(200);
-    expect(JSON.parse(body)).toEqual({ watching: false, note: expect.stringMatching(/^Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS/), webhooks: [] });
+    expect(JSON.parse(body)).toEqual({
+      watching: false,
+      note: expect.stringMatching(/^Not watching: set SVC_BASE_URL, and SVC_TOKEN with SVC_WATCH_BOARDS/),
+      webhooks: [],
+    });
   });
 });
 

@@ -18,7 +18,9 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
     });
 
     it('accepts application/json with a charset parameter', async () => {
-      await post(appWith(expressLib, board()), '/webhooks/board', signBoard(fixture('board', 'ping')), { 'Content-Type': 'application/json; charset=utf-8' }).expect(200);
+      await post(appWith(expressLib, board()), '/webhooks/board', signBoard(fixture('board', 'ping')), {
+        'Content-Type': 'application/json; charset=utf-8',
+      }).expect(200);
     });
 
     it.each(['gzip', 'deflate', 'br'])('415 for Content-Encoding %s', async (encoding) => {
@@ -79,7 +81,7 @@ describe.each(expressVersions)('HTTP handling in %s', (_name, expressLib) => {
       expect(res.body.message).toContain('express.raw({ type: "application/json", limit: 524288 })');
     });
 
-    it('the express.raw() the message names takes a 300 KB delivery, which svc may send (express.raw\'s own default limit would refuse it)', async () => {
+    it("the express.raw() the message names takes a 300 KB delivery, which svc may send (express.raw's own default limit would refuse it)", async () => {
       const handler = jest.fn();
       const event = { ...fixture('board', 'ping'), padding: 'x'.repeat(300 * 1024) };
       const app = expressLib();
@@ -165,17 +167,24 @@ describe('as a plain node:http handler', () => {
 });
 
 /** Announces a 64 MB body but sends only `start`: the answer must not wait for the rest. */
-async function announceLargeBody(app: http.RequestListener, headers: Record<string, string>, start: string): Promise<{ status: number; body: string; connection?: string }> {
+async function announceLargeBody(
+  app: http.RequestListener,
+  headers: Record<string, string>,
+  start: string,
+): Promise<{ status: number; body: string; connection?: string }> {
   const server = http.createServer(app).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   try {
     const { port } = server.address() as AddressInfo;
     return await new Promise((resolve, reject) => {
-      const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/webhooks/board', headers: { ...headers, 'Content-Length': String(64 * 1024 * 1024) } }, (r) => {
-        let body = '';
-        r.on('data', (c) => (body += c));
-        r.on('end', () => resolve({ status: r.statusCode!, body, connection: r.headers.connection }));
-      });
+      const req = http.request(
+        { port, host: '127.0.0.1', method: 'POST', path: '/webhooks/board', headers: { ...headers, 'Content-Length': String(64 * 1024 * 1024) } },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode!, body, connection: r.headers.connection }));
+        },
+      );
       req.on('error', reject);
       req.write(start);
     });

@@ -47,8 +47,9 @@ describe('the delivery inspector as an attacker reaches it', () => {
     });
   }
 
-  it('answers this machine\'s names and the configured ones, and refuses any other Host (DNS rebinding) -> 403', async () => {
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'dev.example.test']) expect((await get('/inspector/deliveries', host)).status).toBe(200);
+  it("answers this machine's names and the configured ones, and refuses any other Host (DNS rebinding) -> 403", async () => {
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, 'dev.example.test'])
+      expect((await get('/inspector/deliveries', host)).status).toBe(200);
     for (const path of ['/inspector', '/inspector/deliveries', '/inspector/events', '/inspector/inspector.js']) {
       expect((await get(path, `attacker.example:${port}`)).status).toBe(403);
     }
@@ -87,7 +88,17 @@ describe('the delivery inspector as an attacker reaches it', () => {
 
   it('holds the first snapshot, like the live events, to the backlog bound: the newest deliveries that fit', async () => {
     const big = { text: 'x'.repeat(60 * 1024) };
-    for (let i = 0; i < 40; i++) inspector.add({ webhook: 'board', deliveryId: `id-${i}`, outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: big });
+    for (let i = 0; i < 40; i++)
+      inspector.add({
+        webhook: 'board',
+        deliveryId: `id-${i}`,
+        outcome: 'handled',
+        status: 200,
+        durationMs: 1,
+        receivedAt: Date.now(),
+        verified: true,
+        payload: big,
+      });
     const first = await get('/inspector/events', 'localhost');
     expect(first.text.length).toBeLessThan(MAX_BACKLOG_BYTES + 4096);
     const data = JSON.parse(/data: (.*)\n/.exec(first.text)![1]!) as { truncated: boolean; deliveries: Array<{ deliveryId: string }> };
@@ -99,7 +110,17 @@ describe('the delivery inspector as an attacker reaches it', () => {
 
   it('counts that bound in bytes as sent, for text beyond ASCII too', async () => {
     const wide = { text: '€'.repeat(20 * 1024) }; // 60 KB of UTF-8 in 20 K characters
-    for (let i = 0; i < 40; i++) inspector.add({ webhook: 'board', deliveryId: `w-${i}`, outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: wide });
+    for (let i = 0; i < 40; i++)
+      inspector.add({
+        webhook: 'board',
+        deliveryId: `w-${i}`,
+        outcome: 'handled',
+        status: 200,
+        durationMs: 1,
+        receivedAt: Date.now(),
+        verified: true,
+        payload: wide,
+      });
     const first = await get('/inspector/events', 'localhost');
     expect(Buffer.byteLength(first.text)).toBeLessThan(MAX_BACKLOG_BYTES + 4096);
     expect((JSON.parse(/data: (.*)\n/.exec(first.text)![1]!) as { truncated: boolean }).truncated).toBe(true);
@@ -112,7 +133,16 @@ describe('who may read the delivery inspector', () => {
   /** An app serving an inspector that holds one verified delivery; `localAddress` stands for the interface a connection arrived on. */
   async function serve(options: DeliveryInspectorOptions, localAddress?: string): Promise<{ port: number; close: () => Promise<void> }> {
     const inspector = deliveryInspector(options);
-    inspector.add({ webhook: 'board', deliveryId: 'the-delivery', outcome: 'handled', status: 200, durationMs: 1, receivedAt: Date.now(), verified: true, payload: { note: 'private' } });
+    inspector.add({
+      webhook: 'board',
+      deliveryId: 'the-delivery',
+      outcome: 'handled',
+      status: 200,
+      durationMs: 1,
+      receivedAt: Date.now(),
+      verified: true,
+      payload: { note: 'private' },
+    });
     const server = express().use(inspector.router).listen(0, '127.0.0.1');
     if (localAddress !== undefined) server.on('connection', (socket) => Object.defineProperty(socket, 'localAddress', { value: localAddress }));
     await new Promise((resolve) => server.once('listening', resolve));
@@ -157,28 +187,33 @@ describe('who may read the delivery inspector', () => {
     ['X-Forwarded-For', { 'x-forwarded-for': '203.0.113.7' }],
     ['X-Real-IP', { 'x-real-ip': '203.0.113.7' }],
     ['Forwarded', { forwarded: 'for=203.0.113.7' }],
-  ])('without a token, refuses a loopback request a proxy forwarded (%s; nginx rewrites Host) -> 403, and logs how to turn on the token, once', async (_name, proxied) => {
-    const warnings: Array<[object, string]> = [];
-    const logger = { warn: (fields: object, message: string) => void warnings.push([fields, message]) };
-    const local = await serve({ logger }, '127.0.0.1');
-    try {
-      for (let i = 0; i < 2; i++) {
-        const refused = await get(local.port, '/inspector/deliveries', { host: 'localhost', ...proxied });
-        expect(refused.status).toBe(403);
-        expect(refused.text).not.toContain('private');
+  ])(
+    'without a token, refuses a loopback request a proxy forwarded (%s; nginx rewrites Host) -> 403, and logs how to turn on the token, once',
+    async (_name, proxied) => {
+      const warnings: Array<[object, string]> = [];
+      const logger = { warn: (fields: object, message: string) => void warnings.push([fields, message]) };
+      const local = await serve({ logger }, '127.0.0.1');
+      try {
+        for (let i = 0; i < 2; i++) {
+          const refused = await get(local.port, '/inspector/deliveries', { host: 'localhost', ...proxied });
+          expect(refused.status).toBe(403);
+          expect(refused.text).not.toContain('private');
+        }
+        expect(warnings).toHaveLength(1);
+        expect(warnings[0]![1]).toContain('SVC_INSPECTOR=token');
+        expect((await get(local.port, '/inspector/deliveries', { host: 'localhost' })).status).toBe(200);
+      } finally {
+        await local.close();
       }
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]![1]).toContain('SVC_INSPECTOR=token');
-      expect((await get(local.port, '/inspector/deliveries', { host: 'localhost' })).status).toBe(200);
-    } finally {
-      await local.close();
-    }
-  });
+    },
+  );
 
   it('with a token, answers a forwarded request that carries it', async () => {
     const proxied = await serve({ accessToken: TOKEN }, '127.0.0.1');
     try {
-      expect((await get(proxied.port, '/inspector/deliveries', { host: 'localhost', 'x-forwarded-for': '203.0.113.7', authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+      expect(
+        (await get(proxied.port, '/inspector/deliveries', { host: 'localhost', 'x-forwarded-for': '203.0.113.7', authorization: `Bearer ${TOKEN}` })).status,
+      ).toBe(200);
     } finally {
       await proxied.close();
     }

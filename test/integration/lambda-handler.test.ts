@@ -1,5 +1,13 @@
 import pino from 'pino';
-import { createLambdaHandler, svcBoardWebhook, svcBotWebhook, type AlbResult, type DeliveryRecord, type LambdaHttpEvent, type LambdaHttpResult } from '../../src';
+import {
+  createLambdaHandler,
+  svcBoardWebhook,
+  svcBotWebhook,
+  type AlbResult,
+  type DeliveryRecord,
+  type LambdaHttpEvent,
+  type LambdaHttpResult,
+} from '../../src';
 import { statusLine } from '../../src/adapters/lambda/lambda-handler';
 import { boardEvent, botCommand, signBoardEvent, signBotUpdate, silentLogger } from '../../src/testing';
 import { EVENT_SHAPES, lambdaEvent, type EventShape } from '../support/lambda-events';
@@ -121,17 +129,45 @@ describe('createLambdaHandler(webhook)', () => {
     const rest = () => lambdaEvent('rest', signed()) as unknown as Record<string, unknown>;
     const cases: Array<[string, () => unknown, RegExp]> = [
       ['a queue event (SQS)', () => ({ Records: [{ messageId: 'm-1', body: signed().body, eventSource: 'aws:sqs' }] }), /^an event with the fields Records$/],
-      ['a schedule (EventBridge)', () => ({ version: '0', id: 'e-1', 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} }), /^an event with the fields version, id, detail-type, source, detail$/],
+      [
+        'a schedule (EventBridge)',
+        () => ({ version: '0', id: 'e-1', 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {} }),
+        /^an event with the fields version, id, detail-type, source, detail$/,
+      ],
       ['null', () => null, /^null$/],
       ['a string', () => signed().body, /^a string$/],
-      ['a REST event whose body was parsed into an object', () => ({ ...rest(), body: JSON.parse(signed().body) as unknown }), /^an API Gateway REST API event \(payload 1\.0\) whose body is an object/],
+      [
+        'a REST event whose body was parsed into an object',
+        () => ({ ...rest(), body: JSON.parse(signed().body) as unknown }),
+        /^an API Gateway REST API event \(payload 1\.0\) whose body is an object/,
+      ],
       ['a REST event without isBase64Encoded', () => ({ ...rest(), isBase64Encoded: undefined }), /whose isBase64Encoded is missing$/],
-      ['a payload 2.0 event without its method', () => ({ ...(lambdaEvent('http', signed()) as object), requestContext: { http: {} } }), /^an HTTP API or Function URL event \(payload 2\.0\) whose method is missing$/],
-      ['an ALB event whose base64 body is not base64', () => ({ ...(lambdaEvent('alb', signed()) as object), isBase64Encoded: true }), /^an ALB event whose body is not base64/],
+      [
+        'a payload 2.0 event without its method',
+        () => ({ ...(lambdaEvent('http', signed()) as object), requestContext: { http: {} } }),
+        /^an HTTP API or Function URL event \(payload 2\.0\) whose method is missing$/,
+      ],
+      [
+        'an ALB event whose base64 body is not base64',
+        () => ({ ...(lambdaEvent('alb', signed()) as object), isBase64Encoded: true }),
+        /^an ALB event whose body is not base64/,
+      ],
       ['an event of a payload version it does not know', () => ({ ...rest(), version: '3.0' }), /^an event with the fields /],
-      ['a payload 2.0 event with a header that is no text', () => ({ ...(lambdaEvent('http', signed()) as { headers: object }), headers: { 'x-svc-signature': ['v1=00'] } }), /^an HTTP API or Function URL event \(payload 2\.0\) whose headers are no HTTP headers$/],
-      ['a payload 2.0 event with a header name no request can carry', () => ({ ...(lambdaEvent('url', signed()) as { headers: object }), headers: { 'bad name': 'x' } }), /whose headers are no HTTP headers$/],
-      ['a REST event whose headers are a list', () => ({ ...rest(), headers: ['X-Svc-Signature'], multiValueHeaders: null }), /whose headers are no HTTP headers$/],
+      [
+        'a payload 2.0 event with a header that is no text',
+        () => ({ ...(lambdaEvent('http', signed()) as { headers: object }), headers: { 'x-svc-signature': ['v1=00'] } }),
+        /^an HTTP API or Function URL event \(payload 2\.0\) whose headers are no HTTP headers$/,
+      ],
+      [
+        'a payload 2.0 event with a header name no request can carry',
+        () => ({ ...(lambdaEvent('url', signed()) as { headers: object }), headers: { 'bad name': 'x' } }),
+        /whose headers are no HTTP headers$/,
+      ],
+      [
+        'a REST event whose headers are a list',
+        () => ({ ...rest(), headers: ['X-Svc-Signature'], multiValueHeaders: null }),
+        /whose headers are no HTTP headers$/,
+      ],
     ];
 
     it.each(cases)('answers %s 500 unsupported_event, verifies nothing, and logs one error naming its shape', async (_name, make, shape) => {
@@ -148,7 +184,13 @@ describe('createLambdaHandler(webhook)', () => {
     });
 
     it('still answers 500 unsupported_event when the logger throws', async () => {
-      const throwing = { info: () => undefined, warn: () => undefined, error: () => { throw new Error('log sink down'); } };
+      const throwing = {
+        info: () => undefined,
+        warn: () => undefined,
+        error: () => {
+          throw new Error('log sink down');
+        },
+      };
       const handler = createLambdaHandler(svcBoardWebhook({ secret, logger: throwing }));
       const result = await handler({ Records: [] } as unknown as LambdaHttpEvent);
       expect([result.statusCode, codeOf(result)]).toEqual([500, 'unsupported_event']);
@@ -166,7 +208,10 @@ describe('createLambdaHandler(webhook)', () => {
       const botId = '0f8fad5b-d9cb-469f-a165-70867728950e';
       const botSecret = 'bot-secret-0123456789abcdef';
       const commands: string[] = [];
-      const bot = svcBotWebhook({ logger: silentLogger, path: '/bots/:botId', secret: ({ botId: id }) => (id === botId ? botSecret : undefined) }).command('deploy', (data) => void commands.push(data.message.command!.name));
+      const bot = svcBotWebhook({ logger: silentLogger, path: '/bots/:botId', secret: ({ botId: id }) => (id === botId ? botSecret : undefined) }).command(
+        'deploy',
+        (data) => void commands.push(data.message.command!.name),
+      );
       const handler = createLambdaHandler(bot);
       for (const shape of ['rest', 'http'] as const) {
         const signed = signBotUpdate(botCommand('deploy', '', undefined, { botUserId: botId }), { secret: botSecret });
@@ -177,7 +222,9 @@ describe('createLambdaHandler(webhook)', () => {
 
     it('gives handlers ctx.request with the event’s headers, and a payload 2.0 event’s cookies as its Cookie header', async () => {
       const seen: Array<string | null | undefined> = [];
-      const webhook = svcBoardWebhook({ secret, logger: silentLogger }).onAny((_event, ctx) => void seen.push(ctx.request?.headers.get('user-agent'), ctx.request?.headers.get('cookie')));
+      const webhook = svcBoardWebhook({ secret, logger: silentLogger }).onAny(
+        (_event, ctx) => void seen.push(ctx.request?.headers.get('user-agent'), ctx.request?.headers.get('cookie')),
+      );
       await createLambdaHandler(webhook)(lambdaEvent('url', signBoardEvent(boardEvent('task.created'), { secret })));
       expect(seen).toEqual(['svc-webhooks-test', 'session=abc']);
     });

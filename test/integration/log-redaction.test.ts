@@ -44,12 +44,14 @@ describe('what the logger drops, whatever a handler logs', () => {
     const signed = signBoard(fixture('board', 'task.created'));
     await post(express().use(board), board.path, signed).expect(200);
     const messages = log.lines.map((l) => l.msg as string);
-    expect(messages).toEqual(expect.arrayContaining([
-      'cannot connect with [Redacted] (v1=[Redacted], svc_oa_…[redacted])',
-      'retrying with [Redacted]',
-      'signed v1=[Redacted] by [Redacted]',
-      'child [Redacted]',
-    ]));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'cannot connect with [Redacted] (v1=[Redacted], svc_oa_…[redacted])',
+        'retrying with [Redacted]',
+        'signed v1=[Redacted] by [Redacted]',
+        'child [Redacted]',
+      ]),
+    );
     const text = log.text();
     expect(text).not.toContain(BOARD_SECRET);
     expect(text).not.toContain(signed.headers['X-Svc-Signature']!.slice(3));

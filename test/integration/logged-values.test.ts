@@ -18,7 +18,11 @@ function logsHeldValues(logger: LoggerLike | ReturnType<typeof memoryLogger>['lo
     const signature = String(ctx.req!.headers['x-svc-signature']);
     ctx.log.info(
       {
-        map: new Map<unknown, unknown>([['secret', BOARD_SECRET], ['note', `signed ${signature}`], [1, { deep: BOARD_SECRET }]]),
+        map: new Map<unknown, unknown>([
+          ['secret', BOARD_SECRET],
+          ['note', `signed ${signature}`],
+          [1, { deep: BOARD_SECRET }],
+        ]),
         set: new Set([BOARD_SECRET, signature]),
         [Symbol('config')]: { secret: BOARD_SECRET },
         buffer: Buffer.from(BOARD_SECRET),

@@ -6,7 +6,9 @@ import { BOARD_SECRET, BOT_SECRET, fixture, signBoard, signBot } from '../suppor
 describe.each(expressVersions)('logging and error reporting in %s', (_name, expressLib) => {
   it('writes one structured line per delivery with id, kind, outcome, status and duration', async () => {
     const log = memoryLogger();
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger }).on('task.created', (_e, ctx) => ctx.log.info({ step: 'inside' }, 'handler ran'));
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: log.logger }).on('task.created', (_e, ctx) =>
+      ctx.log.info({ step: 'inside' }, 'handler ran'),
+    );
     const app = appWith(expressLib, board);
     const event = fixture('board', 'task.created');
     await post(app, board.path, signBoard(event)).expect(200);
@@ -80,7 +82,9 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
 
   it('reports every answered request to onDelivery listeners', async () => {
     const records: unknown[] = [];
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger, now: () => 1_800_000_000_000 }).onDelivery((r) => void records.push(r));
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: memoryLogger().logger, now: () => 1_800_000_000_000 }).onDelivery(
+      (r) => void records.push(r),
+    );
     const app = appWith(expressLib, board);
     const event = fixture('board', 'ping');
     await post(app, board.path, signBoard(event, { timestamp: 1_800_000_000 })).expect(200);
@@ -88,7 +92,15 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     await post(app, board.path, signBoard(event, { timestamp: 1 })).expect(401);
     await new Promise((r) => setImmediate(r));
     expect(records).toEqual([
-      expect.objectContaining({ webhook: 'board', deliveryId: event.id, kind: 'ping', outcome: 'handled', status: 200, receivedAt: 1_800_000_000_000, payload: event }),
+      expect.objectContaining({
+        webhook: 'board',
+        deliveryId: event.id,
+        kind: 'ping',
+        outcome: 'handled',
+        status: 200,
+        receivedAt: 1_800_000_000_000,
+        payload: event,
+      }),
       expect.objectContaining({ deliveryId: event.id, outcome: 'duplicate', status: 200 }),
       expect.objectContaining({ deliveryId: undefined, outcome: 'rejected', status: 401, code: 'timestamp_out_of_tolerance', verified: false }),
     ]);
@@ -113,14 +125,22 @@ describe.each(expressVersions)('logging and error reporting in %s', (_name, expr
     await new Promise((r) => setImmediate(r));
 
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created', outcome: 'rejected', status: 400, code: 'schema_violation', verified: true, payload: event });
+    expect(records[0]).toMatchObject({
+      deliveryId: event.id,
+      kind: 'task.created',
+      outcome: 'rejected',
+      status: 400,
+      code: 'schema_violation',
+      verified: true,
+      payload: event,
+    });
     expect(records[0]!.problems).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/task/title' })]));
     expect(records[0]!.message).toContain('/task/title');
     expect(Buffer.from(records[0]!.body!).toString('utf8')).toBe(signed.body);
     expect(errors[0]).toMatchObject({ deliveryId: event.id, kind: 'task.created' });
   });
 
-  it('gives a forged request\'s record its raw body marked unverified, and no payload', async () => {
+  it("gives a forged request's record its raw body marked unverified, and no payload", async () => {
     const records: DeliveryRecord[] = [];
     const bot = svcBotWebhook({ secret: BOT_SECRET, logger: memoryLogger().logger }).onDelivery((r) => void records.push(r));
     const app = appWith(expressLib, bot);

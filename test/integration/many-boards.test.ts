@@ -71,7 +71,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect(verified).toEqual([A]);
   });
 
-  it('when an event claims board A but is signed with board B\'s secret -> 401 signature_mismatch, handler not called', async () => {
+  it("when an event claims board A but is signed with board B's secret -> 401 signature_mismatch, handler not called", async () => {
     const t = table({ [A]: SECRET_A, [B]: SECRET_B });
     const { app, handled } = setup({ secret: t.resolver });
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_B }));
@@ -111,7 +111,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
       return JSON.stringify({ id, type, extra: { board: { id: earlier } }, note: '\\"board":{"id":"x"}', ...rest });
     }
 
-    it('a board nested before the event\'s own is not taken for it: its own board\'s secret verifies it', async () => {
+    it("a board nested before the event's own is not taken for it: its own board's secret verifies it", async () => {
       const t = table({ [A]: SECRET_A, [B]: SECRET_B });
       const { app, handled } = setup({ secret: t.resolver, schemaPolicy: 'skip' });
       const event = eventFor(A);
@@ -143,7 +143,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     });
   });
 
-  it('rotates one board\'s secret: both of its secrets verify it, never another board\'s', async () => {
+  it("rotates one board's secret: both of its secrets verify it, never another board's", async () => {
     const NEW_A = 'new-secret-of-board-a-0123456789';
     const t = table({ [A]: [SECRET_A, NEW_A], [B]: SECRET_B });
     const { app } = setup({ secret: t.resolver });
@@ -153,7 +153,7 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect([res.status, res.body.code]).toEqual([401, 'signature_mismatch']);
   });
 
-  it('accepts a board added after start on the sender\'s retry, without a restart', async () => {
+  it("accepts a board added after start on the sender's retry, without a restart", async () => {
     let now = Date.now();
     const t = table({ [A]: SECRET_A });
     const { app, handled } = setup({ secret: t.resolver, now: () => now });
@@ -262,7 +262,8 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
       // As PostgreSQL answers a query on a uuid column with text that is no UUID.
       const uuidColumn = ({ boardId }: { boardId: string }) => {
         asked.push(boardId);
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(boardId)) throw new Error(`invalid input syntax for type uuid: "${boardId}"`);
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(boardId))
+          throw new Error(`invalid input syntax for type uuid: "${boardId}"`);
         return boardId.toLowerCase() === A ? SECRET_A : undefined;
       };
       const board = svcBoardWebhook({ logger: log.logger, secret: uuidColumn, path: '/webhooks/boards/:boardId', schemaPolicy: 'skip' });
@@ -320,9 +321,12 @@ describe.each(expressVersions)('many boards on one receiver, in %s', (_name, exp
     expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);
   });
 
-  it('when the resolver hangs -> 503 secret_unavailable within the sender\'s 10 s (default timeout), then accepted once it answers again', async () => {
+  it("when the resolver hangs -> 503 secret_unavailable within the sender's 10 s (default timeout), then accepted once it answers again", async () => {
     let hang = true;
-    const { app } = setup({ secret: ({ boardId }) => (hang ? new Promise<string>(() => undefined) : boardId === A ? SECRET_A : undefined), secretLookup: { failureTtlMs: 0 } });
+    const { app } = setup({
+      secret: ({ boardId }) => (hang ? new Promise<string>(() => undefined) : boardId === A ? SECRET_A : undefined),
+      secretLookup: { failureTtlMs: 0 },
+    });
     const started = Date.now();
     const res = await post(app, PATH, signBoard(eventFor(A), { secret: SECRET_A }));
     expect([res.status, res.body.code]).toEqual([503, 'secret_unavailable']);
@@ -463,7 +467,12 @@ describe('refusals in the log', () => {
     await post(app, PATH, signBoard(event, { secret: SECRET_B })).expect(401);
     const lines = log.lines.filter((l) => l.outcome === 'rejected');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, code: 'signature_mismatch', status: 401, unverified: { deliveryId: event.id, event: 'task.created', boardId: B } });
+    expect(lines[0]).toMatchObject({
+      level: 40,
+      code: 'signature_mismatch',
+      status: 401,
+      unverified: { deliveryId: event.id, event: 'task.created', boardId: B },
+    });
     expect(typeof lines[0]!.peer).toBe('string');
     expect(lines[0]!.err).toBeUndefined();
     expect(log.text()).not.toContain('    at ');

@@ -67,10 +67,13 @@ describe.each(expressVersions)('mounted in %s', (_name, expressLib) => {
     expect(handled).toHaveLength(1);
   });
 
-  it("reads a board id from a path with :boardId under the mount prefix, and asks the resolver for it", async () => {
+  it('reads a board id from a path with :boardId under the mount prefix, and asks the resolver for it', async () => {
     const A = randomUUID();
     const asked: string[] = [];
-    const { webhook, handled } = board({ secret: ({ boardId }) => (asked.push(boardId), boardId === A ? BOARD_SECRET : undefined), path: '/webhooks/boards/:boardId' });
+    const { webhook, handled } = board({
+      secret: ({ boardId }) => (asked.push(boardId), boardId === A ? BOARD_SECRET : undefined),
+      path: '/webhooks/boards/:boardId',
+    });
     await post(expressLib().use('/api', webhook), `/api/webhooks/boards/${A}`, signBoard(onBoard(fixture('board', 'ping'), A))).expect(200);
     expect([asked, handled.length]).toEqual([[A], 1]);
   });
@@ -121,7 +124,7 @@ describe('node:http', () => {
 });
 
 describe('Fastify, registered with a prefix', () => {
-  it("answers at the prefix plus its path, and warns of a signed POST elsewhere under the prefix", async () => {
+  it('answers at the prefix plus its path, and warns of a signed POST elsewhere under the prefix', async () => {
     const { webhook, handled, warnings } = board();
     const app = Fastify();
     await app.register(fastifyWebhook(webhook), { prefix: '/api' });

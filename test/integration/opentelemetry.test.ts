@@ -117,7 +117,17 @@ describe('OpenTelemetry', () => {
       })
       .on('task.archived', () => {
         // Reading anything of this throws: recording it on the span must not.
-        throw new Proxy({}, { get: () => { throw new Error('hostile'); }, getPrototypeOf: () => { throw new Error('hostile'); } });
+        throw new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('hostile');
+            },
+            getPrototypeOf: () => {
+              throw new Error('hostile');
+            },
+          },
+        );
       })
       .onAny(() => undefined);
     const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger }).on('messageCreate', () => undefined);
@@ -162,7 +172,7 @@ describe('OpenTelemetry', () => {
       expect(span.parentSpanContext?.spanId).toBe(serverSpan!.spanContext().spanId);
     });
 
-    it('runs each handler in a child span, and the application\'s own spans nest under it', async () => {
+    it("runs each handler in a child span, and the application's own spans nest under it", async () => {
       const event = fixture('board', 'task.created');
       expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(200);
 
@@ -177,20 +187,27 @@ describe('OpenTelemetry', () => {
       expect(own.parentSpanContext?.spanId).toBe(handlers.find((h) => h.attributes['svc.webhook.handler.index'] === 0)!.spanContext().spanId);
     });
 
-    it('records a handler\'s error on its span, and the refusal on the receive span', async () => {
+    it("records a handler's error on its span, and the refusal on the receive span", async () => {
       const event = fixture('board', 'task.updated');
       expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(500);
 
       const receive = receiveSpanOf(event.id);
-      expect(receive.attributes).toMatchObject({ 'svc.webhook.outcome': 'rejected', 'svc.webhook.code': 'handler_failed', 'error.type': 'handler_failed', 'http.response.status_code': 500 });
+      expect(receive.attributes).toMatchObject({
+        'svc.webhook.outcome': 'rejected',
+        'svc.webhook.code': 'handler_failed',
+        'error.type': 'handler_failed',
+        'http.response.status_code': 500,
+      });
       expect(receive.status.code).toBe(SpanStatusCode.ERROR);
       const failed = handlerSpansUnder(receive).find((h) => h.attributes['svc.webhook.handler.index'] === 0)!;
       expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: 'the task was not found' });
       expect(failed.attributes['error.type']).toBe('TypeError');
-      expect(failed.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([['exception', 'TypeError', 'the task was not found']]);
+      expect(failed.events.map((e) => [e.name, e.attributes?.['exception.type'], e.attributes?.['exception.message']])).toEqual([
+        ['exception', 'TypeError', 'the task was not found'],
+      ]);
     });
 
-    it('records a handler\'s error without the webhook\'s secret, a signature or a token in it, as its log lines do', async () => {
+    it("records a handler's error without the webhook's secret, a signature or a token in it, as its log lines do", async () => {
       const event = fixture('board', 'task.restored');
       expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(500);
 
@@ -198,12 +215,14 @@ describe('OpenTelemetry', () => {
       const expected = `cannot restore: secret [Redacted], signature v1=[Redacted], token svc_bot_…[redacted]`;
       expect(failed.status).toEqual({ code: SpanStatusCode.ERROR, message: expected });
       expect(failed.events[0]!.attributes?.['exception.message']).toBe(expected);
-      expect(failed.events[0]!.attributes?.['exception.stacktrace']).toMatch(/^Error: cannot restore: secret \[Redacted\], signature v1=\[Redacted\], token svc_bot_…\[redacted\]\n\s+at /);
+      expect(failed.events[0]!.attributes?.['exception.stacktrace']).toMatch(
+        /^Error: cannot restore: secret \[Redacted\], signature v1=\[Redacted\], token svc_bot_…\[redacted\]\n\s+at /,
+      );
       const recorded = JSON.stringify([failed.status, failed.attributes, failed.events]);
       for (const leaked of [BOARD_SECRET, LEAKED_SIGNATURE.slice(3), LEAKED_TOKEN.slice('svc_bot_'.length)]) expect(recorded).not.toContain(leaked);
     });
 
-    it('records a handler\'s error whose name holds the secret, a signature or a token without them, in error.type too', async () => {
+    it("records a handler's error whose name holds the secret, a signature or a token without them, in error.type too", async () => {
       const event = fixture('board', 'task.moved_in');
       expect((await post(app, '/webhooks/board', signBoard(event))).status).toBe(500);
 
@@ -215,7 +234,7 @@ describe('OpenTelemetry', () => {
       for (const leaked of [BOARD_SECRET, LEAKED_SIGNATURE.slice(3), LEAKED_TOKEN.slice('svc_bot_'.length)]) expect(recorded).not.toContain(leaked);
     });
 
-    it('records a handler\'s error without the secret of the board that verified the delivery, with a secret resolver', async () => {
+    it("records a handler's error without the secret of the board that verified the delivery, with a secret resolver", async () => {
       const event = fixture('board', 'task.restored');
       expect((await post(app, '/webhooks/boards', signBoard(event, { secret: BOARD_B_SECRET }))).status).toBe(500);
 
@@ -240,7 +259,12 @@ describe('OpenTelemetry', () => {
 
       const refused = named('svc.webhook.receive').filter((s) => s.attributes['svc.webhook'] === 'bot');
       expect(refused).toHaveLength(1);
-      expect(refused[0]!.attributes).toMatchObject({ 'svc.webhook.outcome': 'rejected', 'svc.webhook.code': 'signature_mismatch', 'error.type': 'signature_mismatch', 'http.response.status_code': 401 });
+      expect(refused[0]!.attributes).toMatchObject({
+        'svc.webhook.outcome': 'rejected',
+        'svc.webhook.code': 'signature_mismatch',
+        'error.type': 'signature_mismatch',
+        'http.response.status_code': 401,
+      });
       expect(refused[0]!.attributes['messaging.message.id']).toBeUndefined();
       expect(named('svc.webhook.handler')).toHaveLength(0);
     });
@@ -261,7 +285,9 @@ describe('OpenTelemetry', () => {
       const unknown = fixture('board', 'task.created', { type: 'task.teleported' });
       expect((await post(app, '/webhooks/board', signBoard(known))).status).toBe(200);
       expect((await post(app, '/webhooks/board', signBoard(unknown))).status).toBe(200);
-      expect((await post(app, '/webhooks/board', signBoard(fixture('board', 'task.created'), { secret: 'not-the-board-secret-0123456789ab' }))).status).toBe(401);
+      expect((await post(app, '/webhooks/board', signBoard(fixture('board', 'task.created'), { secret: 'not-the-board-secret-0123456789ab' }))).status).toBe(
+        401,
+      );
       await until(() => named('svc.webhook.receive').length === 3);
 
       const duration = await collected('svc.webhook.delivery.duration');
@@ -279,12 +305,16 @@ describe('OpenTelemetry', () => {
       // A type the sender invents is not a label value of its own.
       expect(count({ 'svc.webhook.kind': 'task.teleported' })).toBe(0);
       expect(count({ 'svc.webhook': 'board', 'svc.webhook.outcome': 'handled', 'svc.webhook.kind': 'other' })).toBe(1);
-      expect(count({ 'svc.webhook': 'board', 'svc.webhook.outcome': 'rejected', 'svc.webhook.code': 'signature_mismatch', 'http.response.status_code': 401 })).toBe(1);
+      expect(
+        count({ 'svc.webhook': 'board', 'svc.webhook.outcome': 'rejected', 'svc.webhook.code': 'signature_mismatch', 'http.response.status_code': 401 }),
+      ).toBe(1);
       expect(count({ 'svc.webhook.outcome': 'rejected', 'svc.webhook.code': 'handler_failed' })).toBeGreaterThanOrEqual(1);
 
       // Bounded labels only: never a delivery id or a board.
       const labels = [...deliveries.dataPoints, ...points].flatMap((p) => Object.entries(p.attributes));
-      expect(new Set(labels.map(([k]) => k))).toEqual(new Set(['svc.webhook', 'svc.webhook.outcome', 'svc.webhook.kind', 'svc.webhook.code', 'http.response.status_code']));
+      expect(new Set(labels.map(([k]) => k))).toEqual(
+        new Set(['svc.webhook', 'svc.webhook.outcome', 'svc.webhook.kind', 'svc.webhook.code', 'http.response.status_code']),
+      );
       for (const [, v] of labels) expect([known.id, unknown.id, known.board.id, known.board.key]).not.toContain(v);
     });
   });

@@ -50,18 +50,30 @@ describe('the published package', () => {
   }, 120_000);
 
   it('is usable from CommonJS by its name', async () => {
-    const { stdout } = await run(process.execPath, ['-e', "const m = require('svc-webhooks'); console.log(typeof m.svcBoardWebhook, typeof m.svcBotWebhook, typeof m.SvcWebhookError)"], { cwd: root });
+    const { stdout } = await run(
+      process.execPath,
+      ['-e', "const m = require('svc-webhooks'); console.log(typeof m.svcBoardWebhook, typeof m.svcBotWebhook, typeof m.SvcWebhookError)"],
+      { cwd: root },
+    );
     expect(stdout.trim()).toBe('function function function');
   });
 
   it('is usable from ESM by its name, sharing one module instance with CommonJS', async () => {
-    const script = "import { svcBoardWebhook, SvcWebhookError } from 'svc-webhooks'; import { createRequire } from 'node:module'; const cjs = createRequire(import.meta.url)('svc-webhooks'); console.log(typeof svcBoardWebhook, SvcWebhookError === cjs.SvcWebhookError)";
+    const script =
+      "import { svcBoardWebhook, SvcWebhookError } from 'svc-webhooks'; import { createRequire } from 'node:module'; const cjs = createRequire(import.meta.url)('svc-webhooks'); console.log(typeof svcBoardWebhook, SvcWebhookError === cjs.SvcWebhookError)";
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
     expect(stdout.trim()).toBe('function true');
   });
 
-  it('ships the PostgreSQL store\'s migration', async () => {
-    const { stdout } = await run(process.execPath, ['-e', "console.log(require('node:fs').readFileSync(require.resolve('svc-webhooks/sql/postgres-store.sql'), 'utf8').includes('CREATE TABLE IF NOT EXISTS'))"], { cwd: root });
+  it("ships the PostgreSQL store's migration", async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '-e',
+        "console.log(require('node:fs').readFileSync(require.resolve('svc-webhooks/sql/postgres-store.sql'), 'utf8').includes('CREATE TABLE IF NOT EXISTS'))",
+      ],
+      { cwd: root },
+    );
     expect(stdout.trim()).toBe('true');
   });
 
@@ -92,7 +104,9 @@ describe('the published package', () => {
   });
 
   it('gives Node the Node build by its name, under any other condition too', async () => {
-    const { stdout } = await run(process.execPath, ['--conditions=worker', '-e', "console.log(typeof require('svc-webhooks').createNodeHandler)"], { cwd: root });
+    const { stdout } = await run(process.execPath, ['--conditions=worker', '-e', "console.log(typeof require('svc-webhooks').createNodeHandler)"], {
+      cwd: root,
+    });
     expect(stdout.trim()).toBe('function');
   });
 
@@ -126,7 +140,14 @@ describe('the published package', () => {
     name: api.RedisStore.name,
   });`;
       const report = await runChild(kind, defaultSetup(kind, after));
-      expect(report).toMatchObject({ status: 200, loadedAfter: ['dedup/redis-store.js'], factoryMakesInstances: true, newMakesInstances: true, subclassWorks: true, name: 'RedisStore' });
+      expect(report).toMatchObject({
+        status: 200,
+        loadedAfter: ['dedup/redis-store.js'],
+        factoryMakesInstances: true,
+        newMakesInstances: true,
+        subclassWorks: true,
+        name: 'RedisStore',
+      });
       expect((report as { chunksAfter: number }).chunksAfter).toBeLessThanOrEqual(1);
     });
   });

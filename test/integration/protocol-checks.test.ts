@@ -141,7 +141,10 @@ describe('a bot update under schemaPolicy "skip"', () => {
     const createdAt = '2026-01-01T00:00:00.000Z';
     const at = (ms: number) => {
       const webhook = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger, schemaPolicy: 'skip', now: () => Date.parse(createdAt) + ms });
-      return appWith(express5, webhook.onAny(() => undefined));
+      return appWith(
+        express5,
+        webhook.onAny(() => undefined),
+      );
     };
     const maxAge = 25 * 3600_000;
     await post(at(maxAge), BOT, signBot(fixture('bot', 'messageCreate', { createdAt }))).expect(200);

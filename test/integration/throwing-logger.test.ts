@@ -21,11 +21,20 @@ function throwingLogger(...throwing: Level[]): LoggerLike & { calls: Record<Leve
 
 /** A pino logger whose destination throws on every line. */
 function throwingPino(): pino.Logger {
-  return pino({ level: 'debug' }, { write: () => { throw new Error('the log pipe is closed'); } });
+  return pino(
+    { level: 'debug' },
+    {
+      write: () => {
+        throw new Error('the log pipe is closed');
+      },
+    },
+  );
 }
 
 /** Starts `listener` on a loopback port; `send` posts to it; `close` ends it. */
-async function serve(listener: http.RequestListener): Promise<{ send: (path: string, body: string, headers: Record<string, string>) => Promise<number>; close: () => Promise<void> }> {
+async function serve(
+  listener: http.RequestListener,
+): Promise<{ send: (path: string, body: string, headers: Record<string, string>) => Promise<number>; close: () => Promise<void> }> {
   const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -140,7 +149,13 @@ describe('a logger that throws decides nothing', () => {
       const states: string[] = [];
       const [board] = svc.boardIds as [string];
       svc.fault(board, { status: 403 });
-      watcher = watchWebhooks({ client: new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken }), boards: svc.boardIds, intervalMs: 40, logger, onChange: (c) => void states.push(c.current.state) });
+      watcher = watchWebhooks({
+        client: new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken }),
+        boards: svc.boardIds,
+        intervalMs: 40,
+        logger,
+        onChange: (c) => void states.push(c.current.state),
+      });
       await until(() => logger.calls.error > 0, 'the error line');
       svc.fault(board, undefined);
       await until(() => states.includes('healthy'), 'the webhook seen healthy again');

@@ -13,7 +13,12 @@ const secret = 'web-handler-secret-0123456789';
 function webRequest(signed: SignedDelivery, init: { headers?: Record<string, string>; body?: RequestBody; path?: string; method?: string } = {}): Request {
   const headers = new Headers(signed.headers);
   for (const [name, value] of Object.entries(init.headers ?? {})) headers.append(name, value);
-  return new Request(`http://127.0.0.1${init.path ?? '/webhooks/board'}`, { method: init.method ?? 'POST', headers, body: init.body ?? signed.body, duplex: 'half' } as RequestInit);
+  return new Request(`http://127.0.0.1${init.path ?? '/webhooks/board'}`, {
+    method: init.method ?? 'POST',
+    headers,
+    body: init.body ?? signed.body,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 interface Answer {
@@ -26,7 +31,12 @@ interface Answer {
 async function viaWeb(handler: (r: Request) => Promise<Response>, req: Request): Promise<Answer> {
   const res = await handler(req);
   const body = (await res.json()) as { code?: string };
-  return { status: res.status, code: body.code, retryAfter: res.headers.get('retry-after') ?? undefined, contentType: res.headers.get('content-type') ?? undefined };
+  return {
+    status: res.status,
+    code: body.code,
+    retryAfter: res.headers.get('retry-after') ?? undefined,
+    contentType: res.headers.get('content-type') ?? undefined,
+  };
 }
 
 async function viaExpress(app: express.Express, signed: SignedDelivery, extra: Record<string, string> = {}): Promise<Answer> {
@@ -36,7 +46,15 @@ async function viaExpress(app: express.Express, signed: SignedDelivery, extra: R
   return { status: res.status, code: res.body.code, retryAfter: res.headers['retry-after'], contentType: res.headers['content-type'] };
 }
 
-type Scenario = [string, (options: Partial<BoardWebhookOptions>) => { signed: SignedDelivery; extra?: Record<string, string>; options?: Partial<BoardWebhookOptions>; setup?: (board: ReturnType<typeof svcBoardWebhook>) => void }];
+type Scenario = [
+  string,
+  (options: Partial<BoardWebhookOptions>) => {
+    signed: SignedDelivery;
+    extra?: Record<string, string>;
+    options?: Partial<BoardWebhookOptions>;
+    setup?: (board: ReturnType<typeof svcBoardWebhook>) => void;
+  },
+];
 
 const scenarios: Scenario[] = [
   ['a valid delivery', () => ({ signed: signBoardEvent(boardEvent('task.created'), { secret }) })],
@@ -45,7 +63,10 @@ const scenarios: Scenario[] = [
   ['a text/plain body', () => ({ signed: signBoardEvent(boardEvent('ping'), { secret }), extra: { 'Content-Type': 'text/plain' } })],
   ['a gzip body', () => ({ signed: signBoardEvent(boardEvent('ping'), { secret }), extra: { 'Content-Encoding': 'gzip' } })],
   ['invalid JSON', () => ({ signed: signBoardEvent('{"id":', { secret }) })],
-  ['an id that differs from X-Svc-Delivery', () => ({ signed: signBoardEvent(boardEvent('ping'), { secret, deliveryId: '6f1c2a9e-0000-4000-8000-000000000000' }) })],
+  [
+    'an id that differs from X-Svc-Delivery',
+    () => ({ signed: signBoardEvent(boardEvent('ping'), { secret, deliveryId: '6f1c2a9e-0000-4000-8000-000000000000' }) }),
+  ],
   ['a schema violation', () => ({ signed: signBoardEvent(boardEvent('task.created', { task: { title: 42 as unknown as string } }), { secret }) })],
   [
     'a handler that throws',
@@ -57,7 +78,14 @@ const scenarios: Scenario[] = [
         }),
     }),
   ],
-  ['a handler past its deadline', () => ({ signed: signBoardEvent(boardEvent('task.created'), { secret }), options: { timeoutMs: 20 }, setup: (board) => board.on('task.created', () => new Promise(() => undefined)) })],
+  [
+    'a handler past its deadline',
+    () => ({
+      signed: signBoardEvent(boardEvent('task.created'), { secret }),
+      options: { timeoutMs: 20 },
+      setup: (board) => board.on('task.created', () => new Promise(() => undefined)),
+    }),
+  ],
   ['a webhook that is closing', () => ({ signed: signBoardEvent(boardEvent('ping'), { secret }), setup: (board) => void board.close() })],
 ];
 
@@ -77,7 +105,10 @@ describe('createWebHandler', () => {
 
     it('a signature header sent twice: 401 signature_duplicated on both', async () => {
       const signed = signBoardEvent(boardEvent('ping'), { secret });
-      const web = await viaWeb(createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })), webRequest(signed, { headers: { 'X-Svc-Signature': signed.headers['X-Svc-Signature']! } }));
+      const web = await viaWeb(
+        createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })),
+        webRequest(signed, { headers: { 'X-Svc-Signature': signed.headers['X-Svc-Signature']! } }),
+      );
       const res = await request(express().use(svcBoardWebhook({ secret, logger: silentLogger })))
         .post('/webhooks/board')
         .set(signed.headers)
@@ -124,9 +155,12 @@ describe('createWebHandler', () => {
 
     it('ctx.request is the Request it was given; there is no Node request (ctx.req is absent)', async () => {
       let seen: { request?: Request; req?: unknown; deliveryId?: string; receivedAt?: number } = {};
-      const board = svcBoardWebhook({ secret, logger: silentLogger, now: () => 1_800_000_000_000, toleranceSeconds: 24 * 3600 }).on('task.created', (_event, ctx) => {
-        seen = { request: ctx.request, req: ctx.req, deliveryId: ctx.deliveryId, receivedAt: ctx.receivedAt };
-      });
+      const board = svcBoardWebhook({ secret, logger: silentLogger, now: () => 1_800_000_000_000, toleranceSeconds: 24 * 3600 }).on(
+        'task.created',
+        (_event, ctx) => {
+          seen = { request: ctx.request, req: ctx.req, deliveryId: ctx.deliveryId, receivedAt: ctx.receivedAt };
+        },
+      );
       const event = boardEvent('task.created');
       const req = webRequest(signBoardEvent(event, { secret, timestamp: 1_800_000_000 }));
       expect((await createWebHandler(board)(req)).status).toBe(200);
@@ -207,7 +241,9 @@ describe('createWebHandler', () => {
 
     it('takes the board from the Request’s path (`/webhooks/boards/:boardId`)', async () => {
       const handler = jest.fn();
-      const handle = createWebHandler(svcBoardWebhook({ secret: resolver, logger: silentLogger, path: '/webhooks/boards/:boardId' }).on('task.created', handler));
+      const handle = createWebHandler(
+        svcBoardWebhook({ secret: resolver, logger: silentLogger, path: '/webhooks/boards/:boardId' }).on('task.created', handler),
+      );
       const event = boardEvent('task.created', { board: { id: boardA } });
       const res = await handle(webRequest(signBoardEvent(event, { secret: secretA }), { path: `/webhooks/boards/${boardA}` }));
       expect(res.status).toBe(200);
@@ -218,9 +254,14 @@ describe('createWebHandler', () => {
       const botSecret = 'secret-of-bot-one-0123456789';
       const BOT_ID = '11111111-1111-4111-8111-111111111111';
       const handler = jest.fn((_data: unknown, ctx: { log: { info: (m: string) => void } }) => ctx.log.info('seen'));
-      const bot = svcBotWebhook({ secret: ({ botId }) => (botId === BOT_ID ? botSecret : undefined), logger: silentLogger, path: '/webhooks/bots/:botId' }).on('taskCreate', handler);
+      const bot = svcBotWebhook({ secret: ({ botId }) => (botId === BOT_ID ? botSecret : undefined), logger: silentLogger, path: '/webhooks/bots/:botId' }).on(
+        'taskCreate',
+        handler,
+      );
       const signed = signBotUpdate(botUpdate('taskCreate', undefined, { botUserId: BOT_ID }), { secret: botSecret });
-      const res = await createWebHandler(bot)(new Request(`http://127.0.0.1/webhooks/bots/${BOT_ID}`, { method: 'POST', headers: signed.headers, body: signed.body }));
+      const res = await createWebHandler(bot)(
+        new Request(`http://127.0.0.1/webhooks/bots/${BOT_ID}`, { method: 'POST', headers: signed.headers, body: signed.body }),
+      );
       expect(res.status).toBe(200);
       expect(handler).toHaveBeenCalledTimes(1);
     });
@@ -246,7 +287,10 @@ describe('createWebHandler', () => {
 
     it('shorter than its Content-Length: 400 body_read_failed', async () => {
       const signed = signBoardEvent(boardEvent('ping'), { secret });
-      const answer = await viaWeb(createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })), webRequest(signed, { headers: { 'Content-Length': String(signed.body.length + 10) } }));
+      const answer = await viaWeb(
+        createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })),
+        webRequest(signed, { headers: { 'Content-Length': String(signed.body.length + 10) } }),
+      );
       expect(answer).toMatchObject({ status: 400, code: 'body_read_failed' });
     });
 
@@ -256,7 +300,10 @@ describe('createWebHandler', () => {
           controller.error(new Error('connection reset'));
         },
       });
-      const answer = await viaWeb(createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })), webRequest(signBoardEvent(boardEvent('ping'), { secret }), { body: stream }));
+      const answer = await viaWeb(
+        createWebHandler(svcBoardWebhook({ secret, logger: silentLogger })),
+        webRequest(signBoardEvent(boardEvent('ping'), { secret }), { body: stream }),
+      );
       expect(answer).toMatchObject({ status: 400, code: 'body_read_failed' });
     });
 

@@ -88,7 +88,10 @@ describe('webhook.receive(): the pipeline with no framework', () => {
       const botId = '0f8fad5b-d9cb-469f-a165-70867728950e';
       const commands: string[] = [];
       const botSecret = 'bot-secret-0123456789abcdef';
-      const bot = svcBotWebhook({ logger: silentLogger, path: '/bots/:botId', secret: ({ botId: id }) => (id === botId ? botSecret : undefined) }).command('deploy', (data) => void commands.push(data.message.command!.name));
+      const bot = svcBotWebhook({ logger: silentLogger, path: '/bots/:botId', secret: ({ botId: id }) => (id === botId ? botSecret : undefined) }).command(
+        'deploy',
+        (data) => void commands.push(data.message.command!.name),
+      );
       const signed = signBotUpdate(botCommand('deploy', '', undefined, { botUserId: botId }), { secret: botSecret });
       const answer = await bot.receive({ body: signed.body, headers: signed.headers, url: `/bots/${botId}` });
       expect([answer.status, commands]).toEqual([200, ['deploy']]);
@@ -106,11 +109,17 @@ describe('webhook.receive(): the pipeline with no framework', () => {
     it('answers exactly as createWebHandler does', async () => {
       const webhook = board().on('task.created', () => undefined);
       const handler = createWebHandler(webhook);
-      for (const signed of [signBoardEvent(boardEvent('task.created'), { secret }), signBoardEvent(boardEvent('task.created'), { secret: 'forged-secret-0123456789abcd' })]) {
+      for (const signed of [
+        signBoardEvent(boardEvent('task.created'), { secret }),
+        signBoardEvent(boardEvent('task.created'), { secret: 'forged-secret-0123456789abcd' }),
+      ]) {
         const make = () => new Request('http://127.0.0.1/webhooks/board', { method: 'POST', headers: signed.headers, body: signed.body });
         const viaReceive = await webhook.receive(make());
         const viaHandler = await handler(make());
-        expect([viaHandler.status, await viaHandler.text()]).toEqual([viaReceive.status, viaReceive.status === 200 ? '{"ok":true,"duplicate":true}' : viaReceive.body]);
+        expect([viaHandler.status, await viaHandler.text()]).toEqual([
+          viaReceive.status,
+          viaReceive.status === 200 ? '{"ok":true,"duplicate":true}' : viaReceive.body,
+        ]);
       }
     });
   });
@@ -120,7 +129,12 @@ describe('webhook.receive(): the pipeline with no framework', () => {
       let runs = 0;
       const webhook = board().on('task.created', () => void runs++);
       // A request object whose headers throw when read: nothing of the pipeline can describe that.
-      const hostile = { body: '{}', get headers(): never { throw new Error('unreadable'); } } as unknown as WebhookRequest;
+      const hostile = {
+        body: '{}',
+        get headers(): never {
+          throw new Error('unreadable');
+        },
+      } as unknown as WebhookRequest;
       const answer = await webhook.receive(hostile);
       expect([answer.status, codeOf(answer), runs]).toEqual([500, 'internal_error', 0]);
     });

@@ -89,7 +89,10 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
 
   it('refuses a forged delivery: 401 signature_mismatch, the handler does not run, the record holds the body as a Uint8Array', async () => {
     const signed = signBoardEvent(boardEvent('task.created'), { secret: OTHER });
-    expect(await answer(await handle(post('/webhooks/board', signed.headers, signed.body)))).toEqual([401, expect.objectContaining({ code: 'signature_mismatch' })]);
+    expect(await answer(await handle(post('/webhooks/board', signed.headers, signed.body)))).toEqual([
+      401,
+      expect.objectContaining({ code: 'signature_mismatch' }),
+    ]);
     expect(handled).toEqual([]);
     const body = records[0]!.body!;
     expect([body instanceof Uint8Array, Buffer.isBuffer(body)]).toEqual([true, false]);
@@ -109,16 +112,25 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
     const event = boardEvent('task.created', { task: { description: 'x'.repeat(600 * 1024) } });
     const signed = signBoardEvent(event, { secret: SECRET });
     const declared = { ...signed.headers, 'Content-Length': String(64 * 1024 * 1024) };
-    expect(await answer(await handle(new Request('http://svc.test/webhooks/board', { method: 'POST', headers: declared })))).toEqual([413, expect.objectContaining({ code: 'body_too_large' })]);
+    expect(await answer(await handle(new Request('http://svc.test/webhooks/board', { method: 'POST', headers: declared })))).toEqual([
+      413,
+      expect.objectContaining({ code: 'body_too_large' }),
+    ]);
     const bytes = new TextEncoder().encode(signed.body);
     const chunks = Array.from({ length: 10 }, (_, i) => bytes.subarray(i * 64 * 1024, (i + 1) * 64 * 1024));
-    expect(await answer(await handle(post('/webhooks/board', signed.headers, streamOf(chunks))))).toEqual([413, expect.objectContaining({ code: 'body_too_large' })]);
+    expect(await answer(await handle(post('/webhooks/board', signed.headers, streamOf(chunks))))).toEqual([
+      413,
+      expect.objectContaining({ code: 'body_too_large' }),
+    ]);
     expect(handled).toEqual([]);
   });
 
   it('refuses signed bytes that are not UTF-8 (400 invalid_utf8) and a signed byte order mark (400 invalid_json)', async () => {
     const notUtf8 = Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]);
-    expect(await answer(await handle(post('/webhooks/board', signedBytes(notUtf8), notUtf8)))).toEqual([400, expect.objectContaining({ code: 'invalid_utf8' })]);
+    expect(await answer(await handle(post('/webhooks/board', signedBytes(notUtf8), notUtf8)))).toEqual([
+      400,
+      expect.objectContaining({ code: 'invalid_utf8' }),
+    ]);
     const bom = Uint8Array.from([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(JSON.stringify(boardEvent('ping')))]);
     expect(await answer(await handle(post('/webhooks/board', signedBytes(bom), bom)))).toEqual([400, expect.objectContaining({ code: 'invalid_json' })]);
   });
@@ -131,7 +143,10 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
     const a = signBoardEvent(eventOf(boardA), { secret: SECRET });
     expect((await many(post('/webhooks/board', a.headers, a.body))).status).toBe(200);
     const crossed = signBoardEvent(eventOf(boardA), { secret: OTHER });
-    expect(await answer(await many(post('/webhooks/board', crossed.headers, crossed.body)))).toEqual([401, expect.objectContaining({ code: 'signature_mismatch' })]);
+    expect(await answer(await many(post('/webhooks/board', crossed.headers, crossed.body)))).toEqual([
+      401,
+      expect.objectContaining({ code: 'signature_mismatch' }),
+    ]);
   });
 
   it('handles a bot update; refuses a forged one (401)', async () => {
@@ -148,11 +163,20 @@ describe('the Fetch pipeline without node:crypto and node:buffer', () => {
   it('runs the standalone verifiers: resolved when signed, rejected when forged', async () => {
     const event = boardEvent('ping');
     const signed = signBoardEvent(event, { secret: SECRET });
-    await expect(verifyBoardDelivery({ body: signed.body, headers: signed.headers, secret: [OTHER, SECRET] })).resolves.toMatchObject({ deliveryId: event.id, known: true });
-    await expect(verifyBoardDelivery({ body: signed.body, headers: signed.headers, secret: OTHER })).rejects.toMatchObject({ code: 'signature_mismatch', status: 401 });
+    await expect(verifyBoardDelivery({ body: signed.body, headers: signed.headers, secret: [OTHER, SECRET] })).resolves.toMatchObject({
+      deliveryId: event.id,
+      known: true,
+    });
+    await expect(verifyBoardDelivery({ body: signed.body, headers: signed.headers, secret: OTHER })).rejects.toMatchObject({
+      code: 'signature_mismatch',
+      status: 401,
+    });
     const update = botUpdate('taskCreate');
     const bot = signBotUpdate(update, { secret: SECRET });
-    await expect(verifyBotDelivery({ body: new TextEncoder().encode(bot.body), headers: bot.headers, secret: SECRET })).resolves.toMatchObject({ deliveryId: update.id, kind: 'taskCreate' });
+    await expect(verifyBotDelivery({ body: new TextEncoder().encode(bot.body), headers: bot.headers, secret: SECRET })).resolves.toMatchObject({
+      deliveryId: update.id,
+      kind: 'taskCreate',
+    });
     await expect(verifyBotDelivery({ body: bot.body, headers: bot.headers, secret: OTHER })).rejects.toMatchObject({ code: 'signature_mismatch' });
   });
 });

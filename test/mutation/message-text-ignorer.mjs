@@ -67,7 +67,11 @@ const messageText = {
     if (call.type !== 'CallExpression' && call.type !== 'OptionalCallExpression') return undefined;
     if (MESSAGE_FUNCTIONS.get(functionName(call.callee)) === index) return 'message text of an error: tests assert its code, not its words';
     const callee = call.callee;
-    if ((callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') && callee.property.type === 'Identifier' && LOG_METHODS.has(callee.property.name)) {
+    if (
+      (callee.type === 'MemberExpression' || callee.type === 'OptionalMemberExpression') &&
+      callee.property.type === 'Identifier' &&
+      LOG_METHODS.has(callee.property.name)
+    ) {
       return 'message text of a log line: tests assert its fields, not its words';
     }
     return undefined;

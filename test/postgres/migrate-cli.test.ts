@@ -70,7 +70,13 @@ describe('svc-webhooks postgres migrate', () => {
   });
 
   it('exits 2 without a database, with an unknown action, or a table name that is not an identifier', async () => {
-    for (const args of [['postgres', 'migrate'], ['postgres', 'create'], ['postgres'], ['postgres', 'migrate', '--table', 'x;drop'], ['postgres', 'sql', '--url', pg.url]]) {
+    for (const args of [
+      ['postgres', 'migrate'],
+      ['postgres', 'create'],
+      ['postgres'],
+      ['postgres', 'migrate', '--table', 'x;drop'],
+      ['postgres', 'sql', '--url', pg.url],
+    ]) {
       const result = await runCli(args, { env: {} });
       expect(result.code).toBe(2);
       expectOneLine(result.stderr);

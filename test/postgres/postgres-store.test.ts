@@ -185,13 +185,17 @@ describe('postgresStore: pruning', () => {
 
   it('deletes more rows than one batch, in batches', async () => {
     await db.server.query(postgresMigrationSql('prune_many'));
-    await db.server.query("INSERT INTO prune_many (id, token, expires_at) SELECT 'id-' || g, NULL, now() - interval '1 hour' FROM generate_series(1, 2500) AS g");
+    await db.server.query(
+      "INSERT INTO prune_many (id, token, expires_at) SELECT 'id-' || g, NULL, now() - interval '1 hour' FROM generate_series(1, 2500) AS g",
+    );
     expect(await store({ table: 'prune_many' }).prune()).toBe(2500);
   });
 
   it('skips a row that a running delivery has locked instead of waiting for it', async () => {
     await db.server.query(postgresMigrationSql('prune_locked'));
-    await db.server.query("INSERT INTO prune_locked (id, token, expires_at) VALUES ('locked', NULL, now() - interval '1 hour'), ('free', NULL, now() - interval '1 hour')");
+    await db.server.query(
+      "INSERT INTO prune_locked (id, token, expires_at) VALUES ('locked', NULL, now() - interval '1 hour'), ('free', NULL, now() - interval '1 hour')",
+    );
     const holder = new Pool({ connectionString: db.server.url, max: 1 });
     const client = await holder.connect();
     try {

@@ -18,7 +18,10 @@ interface Receiver {
   reached(point: string, id: string): Promise<void>;
 }
 
-const db = useDatabase(['CREATE TABLE runs (delivery_id text NOT NULL, pid int NOT NULL)', 'CREATE TABLE effects (delivery_id text NOT NULL, pid int NOT NULL)']);
+const db = useDatabase([
+  'CREATE TABLE runs (delivery_id text NOT NULL, pid int NOT NULL)',
+  'CREATE TABLE effects (delivery_id text NOT NULL, pid int NOT NULL)',
+]);
 const children: ChildProcess[] = [];
 
 afterAll(async () => {
@@ -92,7 +95,8 @@ async function killedAt(point: 'in-transaction' | 'after-commit'): Promise<{ eve
   return { event, other };
 }
 
-const count = async (table: 'runs' | 'effects', id: string) => Number((await db.server.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE delivery_id = $1`, [id]))[0]!.n);
+const count = async (table: 'runs' | 'effects', id: string) =>
+  Number((await db.server.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE delivery_id = $1`, [id]))[0]!.n);
 
 describe('receiver processes sharing one PostgreSQL', () => {
   it('run the handler once when the same delivery arrives 50 times at once at two processes', async () => {

@@ -37,7 +37,7 @@ const writesRow: BoardHandler = (event, ctx) =>
   });
 
 describe('ctx.transaction with the PostgreSQL store', () => {
-  it('commits the handler\'s row and the done mark together: a repeat is a duplicate and writes nothing', async () => {
+  it("commits the handler's row and the done mark together: a repeat is a duplicate and writes nothing", async () => {
     const a = app(writesRow);
     const event = fixture('board', 'task.created');
     await post(a, '/webhooks/board', signBoard(event)).expect(200, { ok: true });
@@ -47,10 +47,10 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(row).toEqual({ token: null });
   });
 
-  it('resolves to what the work returns, and gives it the transaction\'s client', async () => {
+  it("resolves to what the work returns, and gives it the transaction's client", async () => {
     let seen: unknown;
     const a = app(async (_event, ctx) => {
-      seen = await ctx.transaction(async (tx: PoolClient) => (await tx.query<{ open: boolean }>("SELECT now() = statement_timestamp() AS open")).rows[0]);
+      seen = await ctx.transaction(async (tx: PoolClient) => (await tx.query<{ open: boolean }>('SELECT now() = statement_timestamp() AS open')).rows[0]);
     });
     await post(a, '/webhooks/board', signBoard(fixture('board', 'task.created'))).expect(200);
     // Inside a transaction, now() is the transaction's start and differs from the statement's.
@@ -74,7 +74,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(await effects(event.id)).toEqual(['attempt 2']);
   });
 
-  it('rolls back when the work\'s own statement fails, and the claim is released for the retry', async () => {
+  it("rolls back when the work's own statement fails, and the claim is released for the retry", async () => {
     let attempts = 0;
     const a = app((event, ctx) =>
       ctx.transaction(async (tx) => {
@@ -104,7 +104,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(await s.claim(event.id, 10_000)).toEqual({ state: 'done' });
   });
 
-  it('makes the receiver\'s own commit after the transaction a no-op that costs no round trip', async () => {
+  it("makes the receiver's own commit after the transaction a no-op that costs no round trip", async () => {
     const pool = new Pool({ connectionString: db.server.url });
     pool.on('error', () => undefined);
     let connections = 0;
@@ -148,7 +148,9 @@ describe('ctx.transaction with the PostgreSQL store', () => {
       ['never sent', 'before' as const, [], { ok: true }],
     ])('answers 503 when the COMMIT was %s, and the retry finds out from the mark: one row in the end', async (_case, when, rowsAfterFailure, retryBody) => {
       const { pool, store: s } = commitFailing(when);
-      const a = express().use(svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeoutMs: 1000, leaseMs: 2000 }).on('task.created', writesRow));
+      const a = express().use(
+        svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, timeoutMs: 1000, leaseMs: 2000 }).on('task.created', writesRow),
+      );
       const event = fixture('board', 'task.created');
       const res = await post(a, '/webhooks/board', signBoard(event));
       expect([res.status, res.body.code]).toEqual([503, 'store_unavailable']);
@@ -164,16 +166,17 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     const inside = deferred();
     const proceed = deferred();
     let attempts = 0;
-    const a = app((event, ctx) =>
-      ctx.transaction(async (tx) => {
-        attempts++;
-        await tx.query('INSERT INTO effects (delivery_id, note) VALUES ($1, $2)', [event.id, `attempt ${attempts}`]);
-        if (attempts === 1) {
-          inside.resolve();
-          await proceed.promise;
-        }
-        await tx.query('SELECT 1');
-      }),
+    const a = app(
+      (event, ctx) =>
+        ctx.transaction(async (tx) => {
+          attempts++;
+          await tx.query('INSERT INTO effects (delivery_id, note) VALUES ($1, $2)', [event.id, `attempt ${attempts}`]);
+          if (attempts === 1) {
+            inside.resolve();
+            await proceed.promise;
+          }
+          await tx.query('SELECT 1');
+        }),
       { timeoutMs: 1000, leaseMs: 2000 },
     );
     const event = fixture('board', 'task.created');
@@ -218,7 +221,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(await effects(event.id)).toEqual(['attempt 2']);
   });
 
-  it('answers a store_unavailable error that the handler made itself as 500 handler_failed: only the store\'s own pass through', async () => {
+  it("answers a store_unavailable error that the handler made itself as 500 handler_failed: only the store's own pass through", async () => {
     const a = app(() => {
       throw new SvcWebhookError('store_unavailable', 'made by the handler');
     });
@@ -230,10 +233,12 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     let thrown: unknown;
     const a = app(
       (_event, ctx) =>
-        ctx.transaction(async () => undefined).catch((err: unknown) => {
-          thrown = err;
-          throw err;
-        }),
+        ctx
+          .transaction(async () => undefined)
+          .catch((err: unknown) => {
+            thrown = err;
+            throw err;
+          }),
       { store: memoryStore() },
     );
     const res = await post(a, '/webhooks/board', signBoard(fixture('board', 'task.created')));
@@ -253,7 +258,7 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(await effects(event.id)).toEqual(['written']);
   });
 
-  it('refuses a transaction for a delivery that has more than one handler, so no handler\'s failure can be lost', async () => {
+  it("refuses a transaction for a delivery that has more than one handler, so no handler's failure can be lost", async () => {
     let thrown: unknown;
     const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: store() })
       .on('task.created', (event, ctx) =>
@@ -298,7 +303,10 @@ describe('deliveryDoneSql: the done mark inside a transaction of your own (Kysel
     const a = app((event, ctx) =>
       kysely.transaction().execute(async (trx) => {
         attempts++;
-        await trx.insertInto('effects').values({ delivery_id: event.id, note: `attempt ${attempts}` }).execute();
+        await trx
+          .insertInto('effects')
+          .values({ delivery_id: event.id, note: `attempt ${attempts}` })
+          .execute();
         const mark = deliveryDoneSql(ctx);
         await trx.executeQuery(CompiledQuery.raw(mark.text, mark.values));
         if (attempts === 1) throw new Error('fails after the mark');

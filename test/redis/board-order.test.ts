@@ -37,7 +37,7 @@ describe('board order in Redis', () => {
     expect(await o.start('B', 'b', 2, now)).toEqual({ run: true });
   });
 
-  it('reports the missing sequence numbers once gapWaitMs has passed since the event\'s first turn', async () => {
+  it("reports the missing sequence numbers once gapWaitMs has passed since the event's first turn", async () => {
     const { order: o, job } = order(1000);
     await job('x');
     const first = Date.now();
@@ -73,7 +73,7 @@ describe('board order in Redis', () => {
     expect(await o.finish('B', 'b', 2, true)).toBe('c');
   });
 
-  it('keeps a board\'s last handed-over sequence for a year after its last event, and the rest of its state for the TTL', async () => {
+  it("keeps a board's last handed-over sequence for a year after its last event, and the rest of its state for the TTL", async () => {
     const { order: o, job, prefix } = order();
     await Promise.all(['a', 'b'].map((id) => job(id)));
     const now = Date.now();

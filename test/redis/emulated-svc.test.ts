@@ -27,9 +27,12 @@ async function integration() {
   const prefix = `e${randomUUID().slice(0, 8)}`;
   const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
   const handled: Handled[] = [];
-  const board = svcBoardWebhook({ secret: SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, ordered: true, gapWaitMs: 300, retryDelayMs: 50 } }).onAny(
-    (event, ctx) => void handled.push({ id: event.id, sequence: event.sequence, gap: ctx.gap }),
-  );
+  const board = svcBoardWebhook({
+    secret: SECRET,
+    logger: silentLogger,
+    store,
+    inbox: { connection: suite.redis.url, prefix, ordered: true, gapWaitMs: 300, retryDelayMs: 50 },
+  }).onAny((event, ctx) => void handled.push({ id: event.id, sequence: event.sequence, gap: ctx.gap }));
   const worker = board.work({ concurrency: 4, stalledIntervalMs: 500, lockDurationMs: 1000 });
   const state = { down: false };
   const receive = createNodeHandler(board);
@@ -47,7 +50,11 @@ async function integration() {
 describe('an integration against the emulated svc, with the inbox on redis', () => {
   it('gets 200 events once and in board order despite repeats and reordering, survives a 25 h outage, and is re-enabled keeping its secret', async () => {
     const app = await integration();
-    const svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': app.url }, chaos: { seed: 34, duplicateRate: 0.1, reorderWindow: 5 } });
+    const svc = await createFakeSvc({
+      clock: 'manual',
+      forward: { 'https://hooks.example.com': app.url },
+      chaos: { seed: 34, duplicateRate: 0.1, reorderWindow: 5 },
+    });
     suite.cleanups.push(() => svc.close());
     const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
     const boardId = svc.board.id;

@@ -22,18 +22,24 @@ async function orderedInbox(inbox: Record<string, unknown>, workers: number, han
   const seen: Seen[] = [];
   const overlaps: string[] = [];
   const running = new Set<string>();
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(async (event: any, ctx) => {
-    const id = event.board.id as string;
-    if (event.type !== 'ping') {
-      if (running.has(id)) overlaps.push(`${id}#${event.sequence}`);
-      running.add(id);
-    }
-    if (handlerMs > 0) await new Promise((r) => setTimeout(r, handlerMs));
-    seen.push({ board: id, sequence: event.sequence, type: event.type, gap: ctx.gap, at: Date.now() });
-    running.delete(id);
-  });
+  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(
+    async (event: any, ctx) => {
+      const id = event.board.id as string;
+      if (event.type !== 'ping') {
+        if (running.has(id)) overlaps.push(`${id}#${event.sequence}`);
+        running.add(id);
+      }
+      if (handlerMs > 0) await new Promise((r) => setTimeout(r, handlerMs));
+      seen.push({ board: id, sequence: event.sequence, type: event.type, gap: ctx.gap, at: Date.now() });
+      running.delete(id);
+    },
+  );
   const server = await serve(board);
-  cleanups.push(() => store.close(), () => board.close(), () => server.close());
+  cleanups.push(
+    () => store.close(),
+    () => board.close(),
+    () => server.close(),
+  );
   for (let i = 0; i < workers; i++) {
     const worker: InboxWorker = board.work({ concurrency: 8, stalledIntervalMs: 500, lockDurationMs: 1000 });
     cleanups.push(() => worker.close());
@@ -53,7 +59,7 @@ function boardEvent(boardId: string, sequence: number, type = 'task.updated') {
 
 function shuffle<T>(items: T[], seed: number): T[] {
   let s = seed;
-  const rand = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rand = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));
     [items[i], items[j]] = [items[j]!, items[i]!];
@@ -67,7 +73,10 @@ describe('inbox board order', () => {
   it('hands the shuffled events of 20 boards to the handlers in sequence order per board, one at a time per board', async () => {
     const { url, seen, overlaps } = await orderedInbox({ ordered: true, gapWaitMs: 60_000 }, 2, 5);
     const boards = Array.from({ length: 20 }, () => randomUUID());
-    const events = shuffle(boards.flatMap((b) => Array.from({ length: 8 }, (_, i) => boardEvent(b, i + 1))), 7);
+    const events = shuffle(
+      boards.flatMap((b) => Array.from({ length: 8 }, (_, i) => boardEvent(b, i + 1))),
+      7,
+    );
     // Several at a time, as svc's deliveries overlap.
     for (let i = 0; i < events.length; i += 10) {
       const answers = await Promise.all(events.slice(i, i + 10).map((e) => deliver(url, signBoard(e))));
@@ -158,14 +167,24 @@ describe('inbox board order', () => {
     const attempts: number[] = [];
     const others: number[] = [];
     const retryDelayMs = 1500;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny((event: any) => {
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store,
+      inbox: { connection: suite.redis.url, prefix, retryDelayMs, ordered: ['task.updated'], gapWaitMs: 30_000 },
+    }).onAny((event: any) => {
       if (event.type !== 'task.updated') return void others.push(event.sequence);
       attempts.push(Date.now());
       if (attempts.length === 1) throw new Error('transient');
     });
     const server = await serve(board);
     const worker = board.work({ concurrency: 4, stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => store.close(),
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     const url = `${server.url}/webhooks/board`;
     const b = randomUUID();
     await deliver(url, signBoard(boardEvent(b, 1)));
@@ -184,7 +203,12 @@ describe('inbox board order', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     let failed = false;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 60_000, ordered: ['task.updated'], gapWaitMs: 30_000 } }).onAny(async (event: any, ctx) => {
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store,
+      inbox: { connection: suite.redis.url, prefix, retryDelayMs: 60_000, ordered: ['task.updated'], gapWaitMs: 30_000 },
+    }).onAny(async (event: any, ctx) => {
       if (event.sequence === 1) await gate; // an unordered event whose handler is still running
       if (event.sequence === 2 && !failed) {
         failed = true; // an unordered event that failed and waits a minute for its retry
@@ -194,7 +218,13 @@ describe('inbox board order', () => {
     });
     const server = await serve(board);
     const worker = board.work({ concurrency: 4, stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close(), async () => open());
+    cleanups.push(
+      () => store.close(),
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+      async () => open(),
+    );
     const url = `${server.url}/webhooks/board`;
     const b = randomUUID();
     await deliver(url, signBoard(boardEvent(b, 1, 'task.comment.created')));
@@ -215,15 +245,31 @@ describe('inbox board order', () => {
     // Board ids are UUIDs (a task's board_id must be one); the order is recorded by these names.
     const names: Record<string, string> = { [randomUUID()]: 'A', [randomUUID()]: 'B' };
     const [A, B] = Object.keys(names) as [string, string];
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 200, ordered: true, gapWaitMs: 30_000 } }).onAny((event: any) => {
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store,
+      inbox: { connection: suite.redis.url, prefix, retryDelayMs: 200, ordered: true, gapWaitMs: 30_000 },
+    }).onAny((event: any) => {
       if (event.board.id === A && event.sequence === 1 && failures-- > 0) throw new Error('transient');
       order.push(`${names[event.board.id]}${event.sequence}`);
     });
     const server = await serve(board);
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => store.close(),
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     const url = `${server.url}/webhooks/board`;
-    for (const [b, n] of [[A, 1], [A, 2], [B, 1], [B, 2]] as const) await deliver(url, signBoard(boardEvent(b, n)));
+    for (const [b, n] of [
+      [A, 1],
+      [A, 2],
+      [B, 1],
+      [B, 2],
+    ] as const)
+      await deliver(url, signBoard(boardEvent(b, n)));
     await eventually(() => order.length === 4, 10_000, 'all four events');
     expect(order.filter((o) => o.startsWith('A'))).toEqual(['A1', 'A2']);
     expect(order.indexOf('B2')).toBeLessThan(order.indexOf('A1'));

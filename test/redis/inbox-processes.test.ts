@@ -34,7 +34,12 @@ afterAll(async () => {
 });
 
 /** Starts one receiver or worker process and resolves once it is ready (with the receiver's port). */
-function start(role: 'receiver' | 'worker', prefix: string, ordered = false, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port?: number }> {
+function start(
+  role: 'receiver' | 'worker',
+  prefix: string,
+  ordered = false,
+  extraEnv: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port?: number }> {
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', CHILD, role], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, REDIS_URL: redis.url, INBOX_PREFIX: prefix, HANDLER_MS: '300', ORDERED: ordered ? '1' : '0', ...extraEnv },

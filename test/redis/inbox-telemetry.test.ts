@@ -45,12 +45,19 @@ function sameSpan(a: SpanContext | undefined, b: SpanContext): boolean {
 async function boardInbox(prefix: string, resolved = false) {
   const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
   const secret = resolved ? () => BOARD_SECRET : BOARD_SECRET;
-  const board = svcBoardWebhook({ secret, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 } }).onAny((_event, ctx) => {
-    if (ctx.attempt === 1) throw new Error(`transient, with ${BOARD_SECRET}`);
-  });
+  const board = svcBoardWebhook({ secret, logger: silentLogger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 } }).onAny(
+    (_event, ctx) => {
+      if (ctx.attempt === 1) throw new Error(`transient, with ${BOARD_SECRET}`);
+    },
+  );
   const server = await serve(board);
   const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-  suite.cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
+  suite.cleanups.push(
+    () => store.close(),
+    () => board.close(),
+    () => server.close(),
+    () => worker.close(),
+  );
   return { url: `${server.url}/webhooks/board` };
 }
 
@@ -84,7 +91,9 @@ describe('OpenTelemetry in inbox mode', () => {
 
       const [receive] = spansOf('svc.webhook.receive', event.id);
       expect(receive!.attributes['svc.webhook.outcome']).toBe('enqueued');
-      const attempts = spansOf('svc.webhook.process', event.id).sort((a, b) => Number(a.attributes['svc.webhook.attempt']) - Number(b.attributes['svc.webhook.attempt']));
+      const attempts = spansOf('svc.webhook.process', event.id).sort(
+        (a, b) => Number(a.attributes['svc.webhook.attempt']) - Number(b.attributes['svc.webhook.attempt']),
+      );
       for (const [index, span] of attempts.entries()) {
         expect(span.kind).toBe(SpanKind.CONSUMER);
         // Each attempt is a trace of its own (hours may pass before a retry), linked to the receive span.
@@ -145,7 +154,9 @@ describe('OpenTelemetry in inbox mode', () => {
 
     it('keeps the trace state of the receive span in the link', () => {
       const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
-      new DeliveryTelemetry('board').process({ deliveryId: 'd-2', kind: 'task.created', attempt: 1, receivedIn: { traceparent, tracestate: 'vendor=value' } })!.end('processed');
+      new DeliveryTelemetry('board')
+        .process({ deliveryId: 'd-2', kind: 'task.created', attempt: 1, receivedIn: { traceparent, tracestate: 'vendor=value' } })!
+        .end('processed');
       const [span] = spansOf('svc.webhook.process', 'd-2');
       expect(span!.links[0]!.context).toMatchObject({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 1, isRemote: true });
       expect(span!.links[0]!.context.traceState?.get('vendor')).toBe('value');

@@ -16,9 +16,18 @@ const cleanups = suite.cleanups;
 async function boardInbox(handler: (event: any, ctx: any) => unknown, inbox: Record<string, unknown> = {}, logger = silentLogger) {
   const prefix = `t${randomUUID().slice(0, 8)}`;
   const store: RedisStore = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger, store, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox } }).onAny(handler);
+  const board = svcBoardWebhook({
+    secret: BOARD_SECRET,
+    logger,
+    store,
+    inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50, ...inbox },
+  }).onAny(handler);
   const server = await serve(board);
-  cleanups.push(() => store.close(), () => board.close(), () => server.close());
+  cleanups.push(
+    () => store.close(),
+    () => board.close(),
+    () => server.close(),
+  );
   const workers: InboxWorker[] = [];
   const work = (options = {}) => {
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000, ...options });
@@ -97,7 +106,14 @@ describe('inbox mode', () => {
     expect(listed.stdout).toContain(event.id);
     expect(listed.stdout).toContain('4 attempts');
     const shown = await cli('show', event.id, '--json');
-    expect(JSON.parse(shown.stdout)).toMatchObject({ deliveryId: event.id, webhook: 'board', kind: 'task.created', attempts: 4, lastError: 'upstream is down', body: signed.body });
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      deliveryId: event.id,
+      webhook: 'board',
+      kind: 'task.created',
+      attempts: 4,
+      lastError: 'upstream is down',
+      body: signed.body,
+    });
     expect(shown.stdout).not.toContain('v1=');
     expect(JSON.parse(shown.stdout).headers).not.toHaveProperty('x-svc-signature');
 
@@ -134,6 +150,7 @@ describe('inbox mode', () => {
     await eventually(async () => JSON.parse((await cli('list', '--json')).stdout).length === 3, 10_000, 'three dead letters');
     const listed = await cli('list');
     expect(listed.stdout).toContain('down ?[2J?');
+    // oxlint-disable-next-line no-control-regex -- control characters are what the output must not hold
     expect(listed.stdout).not.toMatch(/[\u001b\u202e]/);
     expect((await cli('drop', events[0]!.id)).code).toBe(0);
     expect(await cli('drop', events[0]!.id)).toMatchObject({ code: 1 });
@@ -156,9 +173,19 @@ describe('inbox mode', () => {
     const handled: string[] = [];
     const down = await RedisServer.start({ appendOnly: false });
     const store = redisStore({ url: suite.redis.url, prefix: `down${randomUUID().slice(0, 6)}:` });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: down.url, enqueueTimeoutMs: 500 } }).onAny((e: any) => void handled.push(e.id));
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store,
+      inbox: { connection: down.url, enqueueTimeoutMs: 500 },
+    }).onAny((e: any) => void handled.push(e.id));
     const server = await serve(board);
-    cleanups.push(() => down.close(), () => store.close(), () => board.close(), () => server.close());
+    cleanups.push(
+      () => down.close(),
+      () => store.close(),
+      () => board.close(),
+      () => server.close(),
+    );
     const url = `${server.url}/webhooks/board`;
     await down.stop();
     const event = fixture('board', 'task.created');
@@ -179,9 +206,19 @@ describe('inbox mode', () => {
     const proxy = await dropOnSecondInfo(suite.redis.port);
     const prefix = `p${randomUUID().slice(0, 8)}`;
     const store = redisStore({ url: suite.redis.url, prefix: `${prefix}-ids:` });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store, inbox: { connection: proxy.url, prefix, enqueueTimeoutMs: 1000 } }).onAny((e: any) => void handled.push(e.id));
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store,
+      inbox: { connection: proxy.url, prefix, enqueueTimeoutMs: 1000 },
+    }).onAny((e: any) => void handled.push(e.id));
     const server = await serve(board);
-    cleanups.push(() => proxy.close(), () => store.close(), () => board.close(), () => server.close());
+    cleanups.push(
+      () => proxy.close(),
+      () => store.close(),
+      () => board.close(),
+      () => server.close(),
+    );
     const url = `${server.url}/webhooks/board`;
     const event = fixture('board', 'task.created');
     expect(await deliver(url, signBoard(event))).toMatchObject({ status: 503, body: { code: 'inbox_unavailable' } });
@@ -202,7 +239,11 @@ describe('inbox mode', () => {
       .on('messageCreate', (_data, ctx) => void calls.push(['on', ctx.attempt, ctx.receivedAt, ctx.req === undefined]))
       .onAny((_data, ctx) => void calls.push(['any', ctx.attempt, ctx.receivedAt, ctx.req === undefined]));
     const server = await serve(bot);
-    cleanups.push(() => store.close(), () => bot.close(), () => server.close());
+    cleanups.push(
+      () => store.close(),
+      () => bot.close(),
+      () => server.close(),
+    );
     const before = Date.now();
     const answer = await deliver(`${server.url}/webhooks/bot`, signBot(fixture('bot', 'messageCreate.command')));
     expect(answer.status).toBe(200);
@@ -287,7 +328,12 @@ describe('inbox mode', () => {
       },
     };
     const prefix = `s${randomUUID().slice(0, 8)}`;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: slow, inbox: { connection: suite.redis.url, prefix } }).onAny(() => undefined);
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store: slow,
+      inbox: { connection: suite.redis.url, prefix },
+    }).onAny(() => undefined);
     const server = await serve(board);
     cleanups.push(() => server.close());
     const url = `${server.url}/webhooks/board`;
@@ -309,13 +355,29 @@ describe('inbox mode', () => {
     // An id outside the schema (schemaPolicy skip) with the characters BullMQ refuses in job ids.
     // A store whose commits always fail: the claim lapses after its lease, as after a crash between enqueue and commit.
     const memory = memoryStore({ logger: silentLogger });
-    const forgetful = { claim: memory.claim.bind(memory), release: memory.release.bind(memory), commit: () => Promise.reject(new Error('lost')) };
+    const forgetful = {
+      claim: memory.claim.bind(memory),
+      release: memory.release.bind(memory),
+      commit: () => Promise.reject(new Error('lost')),
+    };
     const prefix = `c${randomUUID().slice(0, 8)}`;
     let runs = 0;
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: forgetful, timeoutMs: 10, leaseMs: 50, schemaPolicy: 'skip', inbox: { connection: suite.redis.url, prefix } }).onAny(() => void runs++);
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store: forgetful,
+      timeoutMs: 10,
+      leaseMs: 50,
+      schemaPolicy: 'skip',
+      inbox: { connection: suite.redis.url, prefix },
+    }).onAny(() => void runs++);
     const server = await serve(board);
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => board.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     const event = fixture('board', 'task.created', { id: 'delivery:with:colons' });
     const url = `${server.url}/webhooks/board`;
     expect((await deliver(url, signBoard(event))).body).toEqual({ ok: true });
@@ -330,17 +392,25 @@ describe('inbox mode', () => {
     const prefix = `h${randomUUID().slice(0, 8)}`;
     const signals: AbortSignal[] = [];
     const handled: number[] = [];
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, timeoutMs: 10, abandonAfterMs: 300, inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 } }).onAny(
-      (_event, ctx) => {
-        signals.push(ctx.signal);
-        if (ctx.attempt === 1) return new Promise(() => undefined); // never settles
-        handled.push(ctx.attempt);
-        return undefined;
-      },
-    );
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      timeoutMs: 10,
+      abandonAfterMs: 300,
+      inbox: { connection: suite.redis.url, prefix, retryDelayMs: 50 },
+    }).onAny((_event, ctx) => {
+      signals.push(ctx.signal);
+      if (ctx.attempt === 1) return new Promise(() => undefined); // never settles
+      handled.push(ctx.attempt);
+      return undefined;
+    });
     const server = await serve(board);
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => board.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     expect((await deliver(`${server.url}/webhooks/board`, signBoard(fixture('board', 'task.created')))).status).toBe(200);
     await eventually(() => handled.length === 1, 10_000, 'the retry after the abandoned attempt');
     expect(handled).toEqual([2]);
@@ -400,7 +470,11 @@ describe('inbox mode', () => {
     });
     const server = await serve(receiving);
     const worker = working.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => receiving.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => receiving.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     const update = fixture('bot', 'messageCreate', { botUserId: ONE });
     expect((await deliver(`${server.url}/webhooks/bots/${ONE}`, signBot(update, { secret: BOT_ONE }))).status).toBe(200);
     await eventually(() => seen.length === 2, 10_000, 'the handler, twice');

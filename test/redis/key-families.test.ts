@@ -34,14 +34,23 @@ afterAll(async () => {
 async function boardOnOneRedis(inbox: Record<string, unknown> = {}) {
   const handled: Array<{ id: string; sequence: number }> = [];
   const store = redisStore({ url: redis.url });
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, schemaPolicy: 'skip', store, inbox: { connection: redis.url, retryDelayMs: 50, ...inbox } }).onAny(
-    (event: { id: string; sequence: number }) => {
-      handled.push({ id: event.id, sequence: event.sequence });
-    },
-  );
+  const board = svcBoardWebhook({
+    secret: BOARD_SECRET,
+    logger: silentLogger,
+    schemaPolicy: 'skip',
+    store,
+    inbox: { connection: redis.url, retryDelayMs: 50, ...inbox },
+  }).onAny((event: { id: string; sequence: number }) => {
+    handled.push({ id: event.id, sequence: event.sequence });
+  });
   const server = await serve(board);
   const worker: InboxWorker = board.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-  cleanups.push(() => store.close(), () => board.close(), () => server.close(), () => worker.close());
+  cleanups.push(
+    () => store.close(),
+    () => board.close(),
+    () => server.close(),
+    () => worker.close(),
+  );
   return { handled, url: `${server.url}/webhooks/board` };
 }
 
@@ -63,7 +72,17 @@ async function handledInTime(handled: ReadonlyArray<{ id: string }>, ids: readon
 
 describe('with the de-dup store and the inbox on one Redis, default prefixes and schemaPolicy skip', () => {
   // Ids that, as `svc-webhooks:` plus the id, named BullMQ's lists, hashes and counters of the board queue.
-  const queueKeys = ['board:active', 'board:wait', 'board:meta', 'board:id', 'board:events', 'board:marker', 'board:delayed', 'board:completed', 'board:stalled-check'];
+  const queueKeys = [
+    'board:active',
+    'board:wait',
+    'board:meta',
+    'board:id',
+    'board:events',
+    'board:marker',
+    'board:delayed',
+    'board:completed',
+    'board:stalled-check',
+  ];
 
   it.each(queueKeys)('handles a delivery with id %s, and every delivery after it', async (hostile) => {
     const { handled, url } = await boardOnOneRedis();
@@ -103,12 +122,23 @@ describe('with the de-dup store and the inbox on one Redis, default prefixes and
   it('handles a bot update with id bot:active, and every update after it', async () => {
     const handled: string[] = [];
     const store = redisStore({ url: redis.url });
-    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: silentLogger, schemaPolicy: 'skip', store, inbox: { connection: redis.url, retryDelayMs: 50 } }).onAny((_data, ctx) => {
+    const bot = svcBotWebhook({
+      secret: BOT_SECRET,
+      logger: silentLogger,
+      schemaPolicy: 'skip',
+      store,
+      inbox: { connection: redis.url, retryDelayMs: 50 },
+    }).onAny((_data, ctx) => {
       handled.push(ctx.deliveryId);
     });
     const server = await serve(bot);
     const worker = bot.work({ stalledIntervalMs: 500, lockDurationMs: 1000 });
-    cleanups.push(() => store.close(), () => bot.close(), () => server.close(), () => worker.close());
+    cleanups.push(
+      () => store.close(),
+      () => bot.close(),
+      () => server.close(),
+      () => worker.close(),
+    );
     const url = `${server.url}/webhooks/bot`;
     const ids = ['bot:active', randomUUID(), randomUUID()];
     for (const id of ids) expect((await deliver(url, signBot(fixture('bot', 'messageCreate', { id })))).status).toBe(200);
@@ -126,7 +156,13 @@ describe('with the de-dup store and the inbox on one Redis, default prefixes and
     await handledInTime(handled, hostile);
     const keys = await client.keys('*');
     const family = (key: string) =>
-      /^svc-webhooks:id:[A-Za-z0-9_.%-]+$/.test(key) ? 'store' : /^svc-webhooks:board:order:[A-Za-z0-9_.%-]+:(last|pending|lock|passed)$/.test(key) ? 'order' : /^svc-webhooks:board:/.test(key) ? 'queue' : 'other';
+      /^svc-webhooks:id:[A-Za-z0-9_.%-]+$/.test(key)
+        ? 'store'
+        : /^svc-webhooks:board:order:[A-Za-z0-9_.%-]+:(last|pending|lock|passed)$/.test(key)
+          ? 'order'
+          : key.startsWith('svc-webhooks:board:')
+            ? 'queue'
+            : 'other';
     expect(keys.filter((k) => family(k) === 'other')).toEqual([]);
     for (const key of keys.filter((k) => family(k) === 'store')) expect(await client.get(key)).toBe('done');
     expect(keys.filter((k) => family(k) === 'store')).toHaveLength(hostile.length);

@@ -58,14 +58,21 @@ async function keysPerMaster(): Promise<number[]> {
 async function boardOnCluster(inbox: Record<string, unknown> = {}) {
   const handled: Array<{ id: string; sequence: number }> = [];
   const s = store();
-  const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, inbox: { connection: { cluster: cluster.seeds }, retryDelayMs: 50, ...inbox } }).onAny(
-    (event: { id: string; sequence: number }) => {
-      handled.push({ id: event.id, sequence: event.sequence });
-    },
-  );
+  const board = svcBoardWebhook({
+    secret: BOARD_SECRET,
+    logger: silentLogger,
+    store: s,
+    inbox: { connection: { cluster: cluster.seeds }, retryDelayMs: 50, ...inbox },
+  }).onAny((event: { id: string; sequence: number }) => {
+    handled.push({ id: event.id, sequence: event.sequence });
+  });
   const server = await serve(board);
   const worker: InboxWorker = board.work({ stalledIntervalMs: 500, lockDurationMs: 2000 });
-  cleanups.push(() => board.close(), () => server.close(), () => worker.close());
+  cleanups.push(
+    () => board.close(),
+    () => server.close(),
+    () => worker.close(),
+  );
   return { handled, url: `${server.url}/webhooks/board` };
 }
 
@@ -102,7 +109,13 @@ describe('the inbox on a Redis Cluster', () => {
     expect(new Set(handled.map((h) => h.id)).size).toBe(events.length);
     // Every key of the queues is in the prefix's slot.
     const slot = await cluster.slotOf('{svc-webhooks}');
-    const keys = (await Promise.all(cluster.running.map((n) => new Redis(n.port, '127.0.0.1')).map(async (c) => (await c.keys('*svc-webhooks}*').finally(() => c.disconnect())) as string[]))).flat();
+    const keys = (
+      await Promise.all(
+        cluster.running
+          .map((n) => new Redis(n.port, '127.0.0.1'))
+          .map(async (c) => (await c.keys('*svc-webhooks}*').finally(() => c.disconnect())) as string[]),
+      )
+    ).flat();
     expect(keys.length).toBeGreaterThan(0);
     for (const key of new Set(keys)) expect(await cluster.slotOf(key)).toBe(slot);
   });
@@ -116,7 +129,7 @@ describe('the inbox on a Redis Cluster', () => {
       return event;
     });
     for (const event of events) expect((await deliver(url, signBoard(event))).status).toBe(200);
-    await eventually(() => handled.length === events.length, 10_000, 'the board\'s five events');
+    await eventually(() => handled.length === events.length, 10_000, "the board's five events");
     expect(handled.map((h) => h.sequence)).toEqual([1, 2, 3, 4, 5]);
   });
 
@@ -124,16 +137,24 @@ describe('the inbox on a Redis Cluster', () => {
     let failing = true;
     const handled: string[] = [];
     const s = store();
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, inbox: { connection: { cluster: cluster.seeds }, prefix: '{dead}', retryForMs: 100, retryDelayMs: 50 } }).onAny(
-      (_event, ctx) => {
-        if (failing) throw new Error('upstream is down');
-        handled.push(ctx.deliveryId);
-      },
-    );
+    const board = svcBoardWebhook({
+      secret: BOARD_SECRET,
+      logger: silentLogger,
+      store: s,
+      inbox: { connection: { cluster: cluster.seeds }, prefix: '{dead}', retryForMs: 100, retryDelayMs: 50 },
+    }).onAny((_event, ctx) => {
+      if (failing) throw new Error('upstream is down');
+      handled.push(ctx.deliveryId);
+    });
     const server = await serve(board);
     const worker = board.work({ stalledIntervalMs: 500, lockDurationMs: 2000 });
     const letters = new DeadLetters(admin, '{dead}');
-    cleanups.push(() => board.close(), () => server.close(), () => worker.close(), () => letters.close());
+    cleanups.push(
+      () => board.close(),
+      () => server.close(),
+      () => worker.close(),
+      () => letters.close(),
+    );
     const event = fixture('board', 'task.created');
     expect((await deliver(`${server.url}/webhooks/board`, signBoard(event))).status).toBe(200);
     await eventually(async () => (await letters.list()).length === 1, 10_000, 'the dead letter');

@@ -140,7 +140,10 @@ describe('redis store (against a real redis-server)', () => {
     }
     let state = '';
     for (let i = 0; i < 50 && state !== 'done'; i++) {
-      state = await s.claim('before-outage', 1000).then((r) => r.state, () => 'unavailable');
+      state = await s.claim('before-outage', 1000).then(
+        (r) => r.state,
+        () => 'unavailable',
+      );
       if (state !== 'done') await new Promise((r) => setTimeout(r, 100));
     }
     expect(state).toBe('done');
@@ -222,4 +225,3 @@ describe('redis store (against a real redis-server)', () => {
     expect((await s.claim('during-reconnect', 1000)).state).toBe('claimed');
   });
 });
-

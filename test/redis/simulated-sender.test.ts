@@ -58,7 +58,14 @@ describe('a simulated sender against two instances and one Redis', () => {
 
   async function startInstance(): Promise<Instance> {
     const store = redisStore({ url: redis.url, prefix: 'sim:', commandTimeoutMs: 300 });
-    const board = svcBoardWebhook({ secret: 'simulated-sender-secret-0123', logger: silentLogger, store, now: () => clock.now, timeoutMs: 100, leaseMs: 1000 }).onAny(handler);
+    const board = svcBoardWebhook({
+      secret: 'simulated-sender-secret-0123',
+      logger: silentLogger,
+      store,
+      now: () => clock.now,
+      timeoutMs: 100,
+      leaseMs: 1000,
+    }).onAny(handler);
     const server = express().use(board).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const { port } = server.address() as AddressInfo;
@@ -76,7 +83,13 @@ describe('a simulated sender against two instances and one Redis', () => {
     const signed = signBoard(delivery.event, { secret: 'simulated-sender-secret-0123', timestamp: Math.floor(clock.now / 1000) });
     let status = 0;
     try {
-      const res = await fetch(target.url, { method: 'POST', headers: signed.headers, body: signed.body, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(target.url, {
+        method: 'POST',
+        headers: signed.headers,
+        body: signed.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      });
       status = res.status;
       await res.arrayBuffer();
     } catch {

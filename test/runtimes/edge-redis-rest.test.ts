@@ -14,8 +14,9 @@ import { freePort } from '../support/net';
 import { RedisRestFront } from '../support/redis-rest-front';
 import { RedisServer } from '../support/redis-server';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as { webBundleOptions: (o: { entry: string; outfile: string; format?: 'esm' | 'iife' }) => BuildOptions };
+const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as {
+  webBundleOptions: (o: { entry: string; outfile: string; format?: 'esm' | 'iife' }) => BuildOptions;
+};
 
 const TOKEN = 'edge-rest-token-0123456789abcdef';
 

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { describeRuntime } from '../support/runtime-server';
 
 // Vercel's Edge runtime (what Vercel Edge Functions and Next.js edge routes run on), as its npm package.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const VERSION = (require('edge-runtime/package.json') as { version: string }).version;
 
 describeRuntime(`Vercel's Edge runtime (edge-runtime ${VERSION})`, {

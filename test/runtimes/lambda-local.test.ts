@@ -86,7 +86,11 @@ describe('the Lambda recipe, bundled and run by lambda-local in its own process'
 
   it('answers its repeat through an HTTP API (base64) and through an ALB as a duplicate: the handler ran once', () => {
     expect(JSON.parse(run.results[1]!.body)).toEqual({ ok: true, duplicate: true });
-    expect([run.results[4]!.statusCode, run.results[4]!.statusDescription, JSON.parse(run.results[4]!.body)]).toEqual([200, '200 OK', { ok: true, duplicate: true }]);
+    expect([run.results[4]!.statusCode, run.results[4]!.statusDescription, JSON.parse(run.results[4]!.body)]).toEqual([
+      200,
+      '200 OK',
+      { ok: true, duplicate: true },
+    ]);
     expect(run.handled).toBe(1);
   });
 

@@ -74,7 +74,10 @@ function carelessLogging(ctx: { log: WebhookLogger; req?: { headers: object; raw
   // The webhook's logger is pino here, so the handlers' is too, with pino's every level.
   const log = ctx.log as pino.Logger;
   for (const level of levels) {
-    log[level]({ headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } }, 'careless');
+    log[level](
+      { headers: req.headers, Headers: { ...req.headers }, raw: req.rawHeaders, config: { Secret: secret, nested: { token: PERSON_TOKEN } } },
+      'careless',
+    );
     log[level]({ note: `secret ${secret}, bearer ${OAUTH_TOKEN}`, err: new Error(`failed with ${secret}`) }, 'careless values');
     // The commonest idiom: an error alone, whose message pino makes the line's.
     log[level](new Error(`cannot connect with ${secret} as ${BOT_TOKEN}`));
@@ -83,7 +86,10 @@ function carelessLogging(ctx: { log: WebhookLogger; req?: { headers: object; raw
     log[level]('careless %s interpolated', secret);
     const hex = signature.replace(/^[a-z0-9]+=/, '');
     log[level]({ sigs: [`V1=${hex}`, `SHA256=${hex}`, `/hook?sig_v1=${hex}`] }, 'careless spellings');
-    log[level]({ [`by ${secret}`]: 1, settings: new Settings(secret), json: { toJSON: () => ({ note: secret }) }, deep: nested({ note: secret }, 12) }, 'careless shapes');
+    log[level](
+      { [`by ${secret}`]: 1, settings: new Settings(secret), json: { toJSON: () => ({ note: secret }) }, deep: nested({ note: secret }, 12) },
+      'careless shapes',
+    );
   }
 }
 
@@ -122,7 +128,9 @@ describe('no secret, token or signature in any output', () => {
       })
       .onError((err) => void errorsSeen.push(err))
       .onDelivery(inspector.add);
-    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger }).onAny((_d, ctx) => carelessLogging(ctx, BOT_SECRET)).onError((err) => void errorsSeen.push(err));
+    const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger })
+      .onAny((_d, ctx) => carelessLogging(ctx, BOT_SECRET))
+      .onError((err) => void errorsSeen.push(err));
     const app = express().use(board).use(bot).use(inspector.router);
     const { server, base } = await listen(app);
     try {
@@ -150,7 +158,8 @@ describe('no secret, token or signature in any output', () => {
 
       // The inspector and everything its page fetches.
       const fetched: string[] = [];
-      for (const path of ['/inspector', '/inspector/inspector.js', '/inspector/inspector.css', '/inspector/deliveries']) fetched.push(await (await fetch(`${base}${path}`)).text());
+      for (const path of ['/inspector', '/inspector/inspector.js', '/inspector/inspector.css', '/inspector/deliveries'])
+        fetched.push(await (await fetch(`${base}${path}`)).text());
       const events = await fetch(`${base}/inspector/events`);
       const reader = events.body!.getReader();
       fetched.push(new TextDecoder().decode((await reader.read()).value));
@@ -218,7 +227,10 @@ describe('no secret, token or signature in any output', () => {
       throw Object.assign(new Error(`failed with ${secret}, ${BOT_TOKEN} and ${OAUTH_TOKEN}`), { code: `E_${secret}` });
     };
     const fixed = svcBoardWebhook({ secret: [OTHER_BOARD_SECRET, BOARD_SECRET], logger: pino({ level: 'silent' }) }).on('task.updated', careless(BOARD_SECRET));
-    const resolved = svcBoardWebhook({ path: '/webhooks/boards', secret: () => OTHER_BOARD_SECRET, logger: pino({ level: 'silent' }) }).on('task.updated', careless(OTHER_BOARD_SECRET));
+    const resolved = svcBoardWebhook({ path: '/webhooks/boards', secret: () => OTHER_BOARD_SECRET, logger: pino({ level: 'silent' }) }).on(
+      'task.updated',
+      careless(OTHER_BOARD_SECRET),
+    );
     const bot = svcBotWebhook({ secret: BOT_SECRET, logger: pino({ level: 'silent' }) }).onAny(careless(BOT_SECRET));
     const { server, base } = await listen(express().use(fixed).use(resolved).use(bot));
     try {
@@ -228,7 +240,10 @@ describe('no secret, token or signature in any output', () => {
       const recorded = spans.getFinishedSpans().filter((s) => s.name === 'svc.webhook.handler');
       expect(recorded).toHaveLength(3);
       expect(recorded.every((s) => s.events.length === 1)).toBe(true);
-      expectClean('spans', JSON.stringify(spans.getFinishedSpans().map((s) => ({ name: s.name, status: s.status, attributes: s.attributes, events: s.events }))));
+      expectClean(
+        'spans',
+        JSON.stringify(spans.getFinishedSpans().map((s) => ({ name: s.name, status: s.status, attributes: s.attributes, events: s.events }))),
+      );
     } finally {
       trace.disable();
       context.disable();
@@ -241,7 +256,21 @@ describe('no secret, token or signature in any output', () => {
     let status = 400;
     const echo = (async (input: string | URL | Request, init?: RequestInit) => {
       const said = `you sent ${String(init?.body ?? '')} with ${JSON.stringify(init?.headers ?? {})} to ${String(input)}`;
-      const body = status === 200 ? { url: 'https://hooks.example.com/x', enabled: true, secret: BOARD_SECRET, token: PERSON_TOKEN, note: said, ok: true, status: 200, version: said, product: said, commit: said } : { message: said };
+      const body =
+        status === 200
+          ? {
+              url: 'https://hooks.example.com/x',
+              enabled: true,
+              secret: BOARD_SECRET,
+              token: PERSON_TOKEN,
+              note: said,
+              ok: true,
+              status: 200,
+              version: said,
+              product: said,
+              commit: said,
+            }
+          : { message: said };
       return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     }) as typeof fetch;
     const files = tempFiles({ 'secret.txt': `${BOARD_SECRET}\n`, 'token.txt': PERSON_TOKEN, 'bot-token.txt': BOT_TOKEN, 'oauth.txt': OAUTH_TOKEN });
@@ -281,7 +310,17 @@ describe('no secret, token or signature in any output', () => {
       await cli(['send', 'task.created', '--url', `${base}/webhooks/board`, '--secret', OTHER_BOARD_SECRET]);
       await cli(['send', 'ping', '--url', 'http://127.0.0.1:9/nothing'], { SVC_WEBHOOK_SECRET: BOARD_SECRET });
       await cli(['verify', '--headers', capture.path('headers.json'), '--body', capture.path('body.json'), '--secret-file', files.path('secret.txt')]);
-      await cli(['verify', '--headers', capture.path('headers.json'), '--body', capture.path('body.json'), '--secret', OTHER_BOARD_SECRET, '--secret', BOT_SECRET]);
+      await cli([
+        'verify',
+        '--headers',
+        capture.path('headers.json'),
+        '--body',
+        capture.path('body.json'),
+        '--secret',
+        OTHER_BOARD_SECRET,
+        '--secret',
+        BOT_SECRET,
+      ]);
       expect(output.join('\n')).toContain('svc_api_error');
       expectClean('CLI', output.join('\n'));
     } finally {
@@ -297,7 +336,11 @@ describe('no secret, token or signature in any output', () => {
     const svc = await createFakeSvc({ clock: 'manual', allowLoopback: true });
     const said: string[] = [];
     const call = async (method: string, path: string, token?: string, body?: unknown) => {
-      const res = await fetch(`${svc.baseUrl}${path}`, { method, headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      const res = await fetch(`${svc.baseUrl}${path}`, {
+        method,
+        headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
       said.push(`${res.status} ${JSON.stringify([...res.headers])} ${await res.text()}`);
     };
     try {
@@ -316,7 +359,10 @@ describe('no secret, token or signature in any output', () => {
       await call('GET', '/api/bots/me/webhook', svc.bot.token);
       await call('GET', '/_emulator');
       await call('GET', '/_emulator/audit');
-      said.push(JSON.stringify([svc.audit.deliveries(), svc.audit.attempts(), svc.webhook({ boardId: svc.board.id }), svc.boards()]), inspect(svc, { depth: 2 }).replaceAll(svc.person.token, '').replaceAll(svc.bot.token, ''));
+      said.push(
+        JSON.stringify([svc.audit.deliveries(), svc.audit.attempts(), svc.webhook({ boardId: svc.board.id }), svc.boards()]),
+        inspect(svc, { depth: 2 }).replaceAll(svc.person.token, '').replaceAll(svc.bot.token, ''),
+      );
       expect(said.join('\n')).toContain('receiver answered 500');
       expectClean('svc emulator', said.join('\n'));
       // The tokens svc issued never come back in an answer either (the start tokens are the test's own).
@@ -331,7 +377,12 @@ describe('no secret, token or signature in any output', () => {
   it('setup errors of the middleware, and a resolver answering a secret svc would never use', async () => {
     const texts: string[] = [];
     const tooLong = `${BOARD_SECRET}${'x'.repeat(300)}`;
-    for (const options of [{ secret: tooLong }, { secret: [BOARD_SECRET, tooLong] }, { secret: BOARD_SECRET, path: `/hooks/:${BOARD_SECRET}` }, { secret: BOARD_SECRET, bogus: BOARD_SECRET }]) {
+    for (const options of [
+      { secret: tooLong },
+      { secret: [BOARD_SECRET, tooLong] },
+      { secret: BOARD_SECRET, path: `/hooks/:${BOARD_SECRET}` },
+      { secret: BOARD_SECRET, bogus: BOARD_SECRET },
+    ]) {
       try {
         svcBoardWebhook(options as never);
         texts.push('no error');
@@ -386,7 +437,10 @@ describe('no secret, token or signature in any output', () => {
     const server = await startExampleServer({ HOST: '127.0.0.1', SVC_BOT_WEBHOOK_SECRET: BOT_SECRET, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET }, 20_000);
     try {
       // The startup commands, run: what they print and what the server logs stays clean too.
-      const ping = server.output().split('\n').find((l) => l.startsWith('id='))!;
+      const ping = server
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('id='))!;
       const { stdout } = await promisify(execFile)('bash', ['-c', ping], { env: { ...process.env, SVC_BOARD_WEBHOOK_SECRET: BOARD_SECRET } });
       await new Promise((r) => setTimeout(r, 200));
       const out = server.output() + stdout;

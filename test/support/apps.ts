@@ -2,7 +2,6 @@ import express5 from 'express';
 import type { Middleware } from '../../src';
 import pino from 'pino';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const express4 = require('express4') as typeof express5;
 
 /** Every Express major the library supports; integration suites run against each. */

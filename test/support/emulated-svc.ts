@@ -44,7 +44,11 @@ export interface EmulatedSvc {
 /** A PUT of the setup, marked so that `requests()` leaves it out. */
 export async function put(svc: FakeSvc, path: string, token: string, body: unknown): Promise<void> {
   for (;;) {
-    const res = await fetch(`${svc.baseUrl}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, [SETUP]: '1' }, body: JSON.stringify(body) });
+    const res = await fetch(`${svc.baseUrl}${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, [SETUP]: '1' },
+      body: JSON.stringify(body),
+    });
     // An emulator made with an API rate limit applies it to the setup too: wait as it asks.
     if (res.status === 429) await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
     else if (res.status === 200) return;
@@ -61,7 +65,10 @@ export async function emulatedSvc(setup: { boards: number; forwardTo?: string; b
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const local = setup.forwardTo ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const svc = await createFakeSvc({ clock: 'manual', startAt: Date.now() - 3 * DAY_MS, forward: { [HOOKS_ORIGIN]: local }, ...setup.options });
-  const boardIds = [svc.board.id, ...Array.from({ length: Math.max(0, setup.boards - 1) }, () => svc.addBoard({ managers: [svc.person] }).id)].slice(0, setup.boards);
+  const boardIds = [svc.board.id, ...Array.from({ length: Math.max(0, setup.boards - 1) }, () => svc.addBoard({ managers: [svc.person] }).id)].slice(
+    0,
+    setup.boards,
+  );
   const secrets = new Map(boardIds.map((id) => [id, setup.boardSecret ?? `board-secret-${randomBytes(12).toString('hex')}`]));
   for (const id of boardIds) await put(svc, `/api/boards/${id}/webhook`, svc.person.token, { url: boardUrl(id), secret: secrets.get(id) });
   const botSecret = `bot-secret-${randomBytes(12).toString('hex')}`;

@@ -19,7 +19,13 @@ export interface SendOptions {
  * only the body is sent and the answer must come without the rest; with `chunked`, the body is
  * streamed, and a server that answers before reading it all may cut the upload short.
  */
-export function httpPost(baseUrl: string, path: string, headers: Record<string, string>, body: string | Buffer, options: SendOptions = {}): Promise<HttpAnswer> {
+export function httpPost(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer,
+  options: SendOptions = {},
+): Promise<HttpAnswer> {
   const url = new URL(path, baseUrl);
   const sent: Record<string, string> = { ...headers };
   if (options.chunked) sent['Transfer-Encoding'] = 'chunked';

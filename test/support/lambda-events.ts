@@ -35,7 +35,8 @@ function joinedValues(headers: Readonly<Record<string, readonly string[]>>): Rec
 
 /** An event of `shape` carrying `signed` (its body and headers, with `options` over them). */
 export function lambdaEvent(shape: EventShape, signed: SignedDelivery, options: EventOptions = {}): Event {
-  const headers = options.headers ?? Object.fromEntries(Object.entries({ ...signed.headers, 'User-Agent': 'svc-webhooks-test' }).map(([name, value]) => [name, [value]]));
+  const headers =
+    options.headers ?? Object.fromEntries(Object.entries({ ...signed.headers, 'User-Agent': 'svc-webhooks-test' }).map(([name, value]) => [name, [value]]));
   const body = options.base64 === true ? Buffer.from(signed.body, 'utf8').toString('base64') : signed.body;
   const isBase64Encoded = options.base64 === true;
   const path = options.path ?? '/webhooks/board';
@@ -43,7 +44,16 @@ export function lambdaEvent(shape: EventShape, signed: SignedDelivery, options: 
   switch (shape) {
     case 'rest': {
       // AWS's example context has more fields than the types name: kept, as an event carries them.
-      const requestContext = { accountId: '123456789012', apiId: '1234567890', httpMethod: method, path: `/prod${path}`, stage: 'prod', requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef', resourcePath: path, identity: { sourceIp: '127.0.0.1' } };
+      const requestContext = {
+        accountId: '123456789012',
+        apiId: '1234567890',
+        httpMethod: method,
+        path: `/prod${path}`,
+        stage: 'prod',
+        requestId: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
+        resourcePath: path,
+        identity: { sourceIp: '127.0.0.1' },
+      };
       return {
         resource: path,
         path,
@@ -87,7 +97,9 @@ export function lambdaEvent(shape: EventShape, signed: SignedDelivery, options: 
     case 'alb':
     case 'alb-multi': {
       const common = {
-        requestContext: { elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/lambda-279XGJDqGZ5rsrHC2Fjr/49e9d65c45c6791a' } },
+        requestContext: {
+          elb: { targetGroupArn: 'arn:aws:elasticloadbalancing:us-east-1:123456789012:targetgroup/lambda-279XGJDqGZ5rsrHC2Fjr/49e9d65c45c6791a' },
+        },
         httpMethod: method,
         path,
         body,

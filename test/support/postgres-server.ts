@@ -37,7 +37,7 @@ export class PostgresServer {
     const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-postgres-'));
     if (owner !== undefined) chownSync(dir, owner.uid, owner.gid);
     const init = spawnSync(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], {
-      ...(owner ?? {}),
+      ...owner,
       env: { PATH: process.env.PATH ?? '', LANG: 'C' },
       encoding: 'utf8',
     });
@@ -56,7 +56,11 @@ export class PostgresServer {
     // fsync off: the data survives a killed server process (the OS keeps it), which is all the tests
     // need; synchronous_commit stays on, so an acknowledged COMMIT is in the WAL.
     args.push('-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'log_min_messages=fatal');
-    this.child = spawn(join(this.bin, 'postgres'), args, { ...(this.owner ?? {}), stdio: 'ignore', env: { PATH: process.env.PATH ?? '', LANG: 'C' } });
+    this.child = spawn(join(this.bin, 'postgres'), args, {
+      ...this.owner,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', LANG: 'C' },
+    });
     const child = this.child;
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -159,7 +163,9 @@ interface Owner {
 /** The newest installed server: /usr/lib/postgresql/<version>/bin. */
 function postgresBin(): string {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres')) && existsSync(join(root, v, 'bin', 'initdb'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres')) && existsSync(join(root, v, 'bin', 'initdb')))
+    : [];
   versions.sort((a, b) => Number(b) - Number(a));
   if (versions[0] === undefined) {
     throw new Error("PostgreSQL is not installed: install Debian's package (apt-get install postgresql); .ci/run does this on CI");
@@ -171,7 +177,7 @@ function postgresUser(): Owner {
   const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
   if (uid.status !== 0 || gid.status !== 0) {
-    throw new Error('running as root and there is no `postgres` user to run initdb and postgres as (Debian\'s postgresql package creates it)');
+    throw new Error("running as root and there is no `postgres` user to run initdb and postgres as (Debian's postgresql package creates it)");
   }
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }

@@ -58,7 +58,9 @@ export class RedisCluster {
     for (const tool of ['redis-server', 'redis-cli']) {
       const found = spawnSync(tool, ['--version']);
       if (found.error !== undefined || found.status !== 0) {
-        throw new Error(`${tool} is not installed: install Debian's redis-server package (apt-get install redis-server, which brings redis-cli); .ci/run does this on CI`);
+        throw new Error(
+          `${tool} is not installed: install Debian's redis-server package (apt-get install redis-server, which brings redis-cli); .ci/run does this on CI`,
+        );
       }
     }
     const launch = options.launch ?? spawnProcess;
@@ -73,7 +75,9 @@ export class RedisCluster {
         started.push(launch('redis-server', serverArgs(port, data, nodeTimeoutMs)));
       }
       await Promise.all(ports.map((port) => waitUntil(() => canConnect(port), 10_000, `redis-server did not start on port ${port}`)));
-      const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8' });
+      const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], {
+        encoding: 'utf8',
+      });
       if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stderr || create.stdout}`);
       const nodes: ClusterNode[] = [];
       for (const [i, port] of ports.entries()) nodes.push({ port, id: String(await ask(port, 'CLUSTER', 'MYID')), process: started[i]! });
@@ -173,16 +177,38 @@ export class RedisCluster {
 
 function serverArgs(port: number, dir: string, nodeTimeoutMs: number): string[] {
   return [
-    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'],
-    ...['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', String(nodeTimeoutMs)],
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    '--cluster-node-timeout',
+    String(nodeTimeoutMs),
     // The data lives on two nodes; the test kills processes, never the machine, and restarts none.
-    ...['--save', '', '--appendonly', 'no'],
+    '--save',
+    '',
+    '--appendonly',
+    'no',
   ];
 }
 
 /** One command to one node, on a connection of its own (no cluster redirections followed). */
 async function ask(port: number, ...command: [string, ...string[]]): Promise<unknown> {
-  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const client = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();

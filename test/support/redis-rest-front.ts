@@ -24,7 +24,13 @@ export class RedisRestFront {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => void front!.answer(req.method, req.headers.authorization, Buffer.concat(chunks).toString('utf8'), (status, body) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body))));
+      req.on(
+        'end',
+        () =>
+          void front!.answer(req.method, req.headers.authorization, Buffer.concat(chunks).toString('utf8'), (status, body) =>
+            res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body)),
+          ),
+      );
     });
     front = new RedisRestFront(server, redis, token);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -39,7 +45,12 @@ export class RedisRestFront {
     this.stalled = on;
   }
 
-  private async answer(method: string | undefined, authorization: string | undefined, body: string, send: (status: number, body: object) => void): Promise<void> {
+  private async answer(
+    method: string | undefined,
+    authorization: string | undefined,
+    body: string,
+    send: (status: number, body: object) => void,
+  ): Promise<void> {
     if (this.stalled) return;
     if (authorization !== `Bearer ${this.token}`) return send(401, { error: 'Unauthorized' });
     let command: unknown;
@@ -48,7 +59,8 @@ export class RedisRestFront {
     } catch {
       command = undefined;
     }
-    if (method !== 'POST' || !Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string')) return send(400, { error: 'ERR a command is a JSON array of strings' });
+    if (method !== 'POST' || !Array.isArray(command) || command.length === 0 || !command.every((part) => typeof part === 'string'))
+      return send(400, { error: 'ERR a command is a JSON array of strings' });
     this.requests.push(command as string[]);
     try {
       const [name, ...args] = command as string[];

@@ -28,7 +28,7 @@ export class RedisServer {
   static async start(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
     const found = spawnSync('redis-server', ['--version']);
     if (found.error !== undefined || found.status !== 0) {
-      throw new Error('redis-server is not installed: install Debian\'s package (apt-get install redis-server); .ci/run does this on CI');
+      throw new Error("redis-server is not installed: install Debian's package (apt-get install redis-server); .ci/run does this on CI");
     }
     const server = new RedisServer(await freePort(), options.appendOnly ?? true);
     await server.resume();
@@ -39,7 +39,21 @@ export class RedisServer {
   async resume(): Promise<void> {
     this.child = spawn(
       'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', ...(this.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--daemonize', 'no', '--loglevel', 'warning'],
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--save',
+        '',
+        ...(this.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
       { stdio: 'ignore' },
     );
     await waitUntil(() => canConnect(this.port), 5000, `redis-server did not start on port ${this.port}`);

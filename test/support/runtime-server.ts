@@ -8,8 +8,9 @@ import { httpPost } from './http-client';
 import { freePort } from './net';
 import { CONTRACT_SECRET, describeWebhookContract } from './webhook-contract';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as { webBundleOptions: (o: { entry: string; outfile: string; format?: 'esm' | 'iife' }) => BuildOptions };
+const { webBundleOptions } = require('../../scripts/web-bundle.cjs') as {
+  webBundleOptions: (o: { entry: string; outfile: string; format?: 'esm' | 'iife' }) => BuildOptions;
+};
 
 const ENTRIES = join(__dirname, '..', 'runtimes', 'entries');
 
@@ -151,7 +152,9 @@ export function describeRuntime(name: string, runtime: RuntimeUnderTest): void {
     });
 
     it(
-      runtime.nodeGlobals ? 'logs no per-isolate warning: the default memory store is the process’s' : 'warns once, at setup, that the default memory store de-duplicates per isolate',
+      runtime.nodeGlobals
+        ? 'logs no per-isolate warning: the default memory store is the process’s'
+        : 'warns once, at setup, that the default memory store de-duplicates per isolate',
       () => {
         // The webhook was made before the first delivery above, and its lines are written by now.
         const warnings = output.match(/"dedup":"per_isolate"/g) ?? [];

@@ -68,6 +68,7 @@ export function signBot(update: Record<string, any>, opts: { secret?: string; bo
 /** The event moved to board `boardId`, its task with it (`task.board_id`), as svc sends a board's events. */
 export function onBoard<E extends Record<string, any>>(event: E, boardId: string): E {
   const moved: Record<string, any> = { ...event, board: { ...event.board, id: boardId } };
-  if (typeof event.task === 'object' && event.task !== null && typeof event.task.board_id === 'string' && event.task.board_id !== '') moved.task = { ...event.task, board_id: boardId };
+  if (typeof event.task === 'object' && event.task !== null && typeof event.task.board_id === 'string' && event.task.board_id !== '')
+    moved.task = { ...event.task, board_id: boardId };
   return moved as E;
 }

@@ -61,7 +61,10 @@ describe('example events', () => {
 
     it('build a command addressed to the bot of the update', () => {
       const update = botCommand('deploy', 'staging --dry-run', undefined, { botUserId: 'b2' });
-      expect(update.event.messageCreate.message).toMatchObject({ content: '/deploy staging --dry-run', command: { botUserId: 'b2', name: 'deploy', args: 'staging --dry-run' } });
+      expect(update.event.messageCreate.message).toMatchObject({
+        content: '/deploy staging --dry-run',
+        command: { botUserId: 'b2', name: 'deploy', args: 'staging --dry-run' },
+      });
     });
   });
 

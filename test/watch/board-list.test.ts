@@ -17,7 +17,12 @@ describe('listBoards: the boards to watch, from a list or a function', () => {
     ).toEqual(['d']);
   });
 
-  it.each([['a string', 'abc'], ['null', null], ['a number', 3], ['an object', { ids: [] }]])('rejects %s for an answer', async (_name, answer) => {
+  it.each([
+    ['a string', 'abc'],
+    ['null', null],
+    ['a number', 3],
+    ['an object', { ids: [] }],
+  ])('rejects %s for an answer', async (_name, answer) => {
     await expect(listBoards(() => answer as unknown as string[])).rejects.toThrow(/must answer an array/);
   });
 

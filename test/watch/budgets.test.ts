@@ -119,7 +119,9 @@ describe('more webhooks than the budget allows at the interval', () => {
       await until(() => h.lines().some((l) => l.maxRequestsPerSecond === 10), 'the warning');
       const line = h.lines().find((l) => l.maxRequestsPerSecond === 10)!;
       expect(line.level).toBe(40);
-      expect(line.msg).toBe('30 webhooks every 1000 ms need 30.0 calls per second, more than maxRequestsPerSecond (10): each is polled about every 3 s instead');
+      expect(line.msg).toBe(
+        '30 webhooks every 1000 ms need 30.0 calls per second, more than maxRequestsPerSecond (10): each is polled about every 3 s instead',
+      );
     } finally {
       await h.close();
     }

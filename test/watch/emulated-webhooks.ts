@@ -83,7 +83,16 @@ export class EmulatedWebhooks {
 
   /** The most of the watcher's requests svc was answering at once. */
   maxInFlight(): number {
-    const edges = this.#svc.svc.requests().filter((r) => r.headers[SETUP_HEADER] === undefined).flatMap((r) => [[r.receivedAt, 1], [r.answeredAt ?? Number.POSITIVE_INFINITY, -1]] as const);
+    const edges = this.#svc.svc
+      .requests()
+      .filter((r) => r.headers[SETUP_HEADER] === undefined)
+      .flatMap(
+        (r) =>
+          [
+            [r.receivedAt, 1],
+            [r.answeredAt ?? Number.POSITIVE_INFINITY, -1],
+          ] as const,
+      );
     edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     let now = 0;
     let most = 0;
@@ -123,7 +132,10 @@ export class EmulatedWebhooks {
   /** The webhook is set again with `secret`, as an earlier PUT of the receiver's owner did. */
   async setSecret(which: Which, secret: string): Promise<void> {
     const bot = which === 'bot';
-    await put(this.#svc.svc, bot ? '/api/bots/me/webhook' : `/api/boards/${which}/webhook`, bot ? this.botToken : this.personToken, { url: this.webhook(which)?.url ?? BOT_URL, secret });
+    await put(this.#svc.svc, bot ? '/api/bots/me/webhook' : `/api/boards/${which}/webhook`, bot ? this.botToken : this.personToken, {
+      url: this.webhook(which)?.url ?? BOT_URL,
+      secret,
+    });
     this.#known.set(which, secret);
   }
 

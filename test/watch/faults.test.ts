@@ -105,13 +105,17 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
     });
 
     it('lastError that is an object, pending as a uint64 string', async () => {
-      const status = await firstStatus({ fields: { failingSince: new Date().toISOString(), lastError: { status: 500, body: 'oops\nline two' }, pending: '18446744073709551615' } });
+      const status = await firstStatus({
+        fields: { failingSince: new Date().toISOString(), lastError: { status: 500, body: 'oops\nline two' }, pending: '18446744073709551615' },
+      });
       expect(status).toMatchObject({ state: 'failing', lastError: '{"status":500,"body":"oops\\nline two"}', pending: '18446744073709551615' });
     });
 
     it('a token in lastError or in the url never reaches a line', async () => {
       const token = `svc_bot_${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}_${'A'.repeat(43)}`;
-      const status = await firstStatus({ fields: { failingSince: new Date().toISOString(), lastError: `echoed ${token}`, url: 'https://hooks.example.com/in?token=abcdef0123456789' } });
+      const status = await firstStatus({
+        fields: { failingSince: new Date().toISOString(), lastError: `echoed ${token}`, url: 'https://hooks.example.com/in?token=abcdef0123456789' },
+      });
       expect(status.url).toBe('https://hooks.example.com/in?…');
       expect(h.logText()).not.toContain('A'.repeat(43));
       expect(h.logText()).not.toContain('abcdef0123456789');
@@ -172,7 +176,10 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
       answer = () => {
         throw new Error('database down');
       };
-      await until(() => h.lines().some((l) => /the board list could not be read \(database down\); still watching the 1 boards/.test(l.msg)), 'the list failure');
+      await until(
+        () => h.lines().some((l) => /the board list could not be read \(database down\); still watching the 1 boards/.test(l.msg)),
+        'the list failure',
+      );
       answer = () => 'not a list';
       await until(() => h.lines().some((l) => /must answer an array/.test(l.msg)), 'the wrong answer');
       expect(h.watcher!.statuses().map((s) => s.webhook === 'board' && s.boardId)).toEqual([a]);
@@ -196,7 +203,14 @@ describe('watchWebhooks when svc misbehaves: a clear state and line, never a cra
           throw new SvcClientError('invalid_token', 'the bot webhook routes need a bot token');
         },
       } as unknown as WatchClient;
-      const watcher = watchWebhooks({ client, boards: ['b1'], bot: true, intervalMs: 40, logger: log.logger, onChange: (c) => void seen.push(`${c.current.webhook}:${c.current.state}:${c.current.reason}`) });
+      const watcher = watchWebhooks({
+        client,
+        boards: ['b1'],
+        bot: true,
+        intervalMs: 40,
+        logger: log.logger,
+        onChange: (c) => void seen.push(`${c.current.webhook}:${c.current.state}:${c.current.reason}`),
+      });
       await watcher.checked();
       await watcher.close();
       expect(seen.sort()).toEqual(['board:unreachable:error', 'bot:unreachable:invalid_token']);

@@ -23,7 +23,11 @@ export interface Harness {
 
 /** `boards` boards with webhooks; deliveries go to `forwardTo` (a receiver's base URL) or to a sink. */
 export async function harness(setup: { boards?: number; forwardTo?: string; options?: FakeSvcOptions } = {}, clientTimeoutMs = 1_000): Promise<Harness> {
-  const svc = await EmulatedWebhooks.start({ boards: setup.boards ?? 1, ...(setup.forwardTo === undefined ? {} : { forwardTo: setup.forwardTo }), ...(setup.options === undefined ? {} : { options: setup.options }) });
+  const svc = await EmulatedWebhooks.start({
+    boards: setup.boards ?? 1,
+    ...(setup.forwardTo === undefined ? {} : { forwardTo: setup.forwardTo }),
+    ...(setup.options === undefined ? {} : { options: setup.options }),
+  });
   const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.personToken, timeoutMs: clientTimeoutMs });
   const botClient = new SvcClient({ baseUrl: svc.baseUrl, token: svc.botToken, timeoutMs: clientTimeoutMs });
   const log = memoryLogger();

@@ -21,7 +21,7 @@ function points(metric: MetricData | undefined): Array<{ attributes: Record<stri
   return (metric?.dataPoints ?? []).map((p) => ({ attributes: p.attributes, value: p.value as number }));
 }
 
-describe('the watcher\'s OpenTelemetry metrics', () => {
+describe("the watcher's OpenTelemetry metrics", () => {
   let h: Harness;
   let reader: CollectOnDemand;
   beforeEach(() => {
@@ -44,7 +44,8 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
     await until(() => h.svc.requests.length >= 10, 'a poll after the registration');
 
     const counts = points(await collected(reader, 'svc.webhook.watch.webhooks'));
-    const count = (webhook: string, state: string) => counts.find((p) => p.attributes['svc.webhook'] === webhook && p.attributes['svc.webhook.state'] === state)?.value;
+    const count = (webhook: string, state: string) =>
+      counts.find((p) => p.attributes['svc.webhook'] === webhook && p.attributes['svc.webhook.state'] === state)?.value;
     expect(count('board', 'healthy')).toBe(1);
     expect(count('board', 'failing')).toBe(1);
     expect(count('board', 'paused')).toBe(1);
@@ -73,7 +74,10 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
     await h.svc.failDeliveries(board);
     h.watch();
     await h.watcher!.checked();
-    const value = async (state: string) => points(await collected(reader, 'svc.webhook.watch.state')).find((p) => p.attributes['svc.webhook.board_id'] === board && p.attributes['svc.webhook.state'] === state)?.value;
+    const value = async (state: string) =>
+      points(await collected(reader, 'svc.webhook.watch.state')).find(
+        (p) => p.attributes['svc.webhook.board_id'] === board && p.attributes['svc.webhook.state'] === state,
+      )?.value;
     expect(await value('failing')).toBe(1);
     expect(await value('healthy')).toBe(0);
     await h.svc.succeedDelivery(board);
@@ -95,11 +99,23 @@ describe('the watcher\'s OpenTelemetry metrics', () => {
     await until(() => h.changes.length === 3, 'disabled');
     await until(async () => points(await collected(reader, 'svc.webhook.watch.reenables')).length > 0, 'the attempt');
 
-    const transitions = points(await collected(reader, 'svc.webhook.watch.transitions')).map((p) => [p.attributes['svc.webhook.previous_state'], p.attributes['svc.webhook.state'], p.value]);
-    expect(transitions).toEqual(expect.arrayContaining([['none', 'healthy', 1], ['healthy', 'failing', 1], ['failing', 'disabled', 1]]));
+    const transitions = points(await collected(reader, 'svc.webhook.watch.transitions')).map((p) => [
+      p.attributes['svc.webhook.previous_state'],
+      p.attributes['svc.webhook.state'],
+      p.value,
+    ]);
+    expect(transitions).toEqual(
+      expect.arrayContaining([
+        ['none', 'healthy', 1],
+        ['healthy', 'failing', 1],
+        ['failing', 'disabled', 1],
+      ]),
+    );
     const polls = points(await collected(reader, 'svc.webhook.watch.polls'));
     expect(polls.find((p) => p.attributes['svc.webhook.state'] === 'healthy')!.value).toBeGreaterThanOrEqual(1);
-    expect(points(await collected(reader, 'svc.webhook.watch.reenables'))).toEqual([{ attributes: { 'svc.webhook': 'board', 'svc.webhook.outcome': 'probe_failed' }, value: 1 }]);
+    expect(points(await collected(reader, 'svc.webhook.watch.reenables'))).toEqual([
+      { attributes: { 'svc.webhook': 'board', 'svc.webhook.outcome': 'probe_failed' }, value: 1 },
+    ]);
   });
 
   it(`at most ${MAX_BOARD_SERIES} boards get a series of their own; every board is counted`, async () => {

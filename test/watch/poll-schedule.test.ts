@@ -6,7 +6,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('DueQueue', () => {
   it('gives keys in due order, each once; a rescheduled key keeps its latest time only', () => {
     const q = new DueQueue();
-    for (const [key, due] of [['c', 30], ['a', 10], ['d', 40], ['b', 20]] as const) q.schedule(key, due);
+    for (const [key, due] of [
+      ['c', 30],
+      ['a', 10],
+      ['d', 40],
+      ['b', 20],
+    ] as const)
+      q.schedule(key, due);
     q.schedule('d', 5);
     expect(q.takeDue(0)).toBeUndefined();
     expect([q.takeDue(100), q.takeDue(100), q.takeDue(100), q.takeDue(100), q.takeDue(100)]).toEqual(['d', 'a', 'b', 'c', undefined]);

@@ -42,7 +42,10 @@ describe('probe: does the receiver answer, before a re-enable', () => {
     const refused = (async () => {
       throw new TypeError('fetch failed');
     }) as typeof fetch;
-    expect(await probe({ target: BOT, client: {} as WatchClient, custom: undefined, fetch: refused })).toMatchObject({ kind: 'failed', detail: 'fetch failed' });
+    expect(await probe({ target: BOT, client: {} as WatchClient, custom: undefined, fetch: refused })).toMatchObject({
+      kind: 'failed',
+      detail: 'fetch failed',
+    });
   });
 
   it.each<[string, () => unknown, string]>([
@@ -50,9 +53,13 @@ describe('probe: does the receiver answer, before a re-enable', () => {
     ['a promise of true', async () => true, 'answered'],
     ['false', () => false, 'failed'],
     ['something truthy that is not true', () => 'yes', 'failed'],
-    ['a throw', () => {
-      throw new Error('health check down');
-    }, 'failed'],
+    [
+      'a throw',
+      () => {
+        throw new Error('health check down');
+      },
+      'failed',
+    ],
   ])('your probe answering %s → %s, whatever the webhook', async (_name, custom, kind) => {
     for (const target of [BOARD, BOT]) expect((await probe({ target, client: {} as WatchClient, custom, fetch })).kind).toBe(kind);
   });

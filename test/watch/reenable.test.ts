@@ -8,7 +8,9 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SECRET = 'the-receivers-board-secret-0123456789';
 
 /** A real receiver on loopback (`url` is its base): svc's deliveries and pings reach it through the emulator's `forward`. */
-async function receiver(secret: string | ((claim: BoardSecretClaim) => string | undefined)): Promise<{ url: string; broken: { on: boolean }; pings: string[]; close: () => Promise<void> }> {
+async function receiver(
+  secret: string | ((claim: BoardSecretClaim) => string | undefined),
+): Promise<{ url: string; broken: { on: boolean }; pings: string[]; close: () => Promise<void> }> {
   const pings: string[] = [];
   const broken = { on: false };
   const board = svcBoardWebhook({ secret, logger: silentLogger }).on('ping', (event) => void pings.push(event.board.id));
@@ -66,7 +68,9 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     expect(h.svc.violations).toEqual([]);
     const line = h.lines().find((l) => /: re-enabled:/.test(l.msg))!;
     expect(line).toMatchObject({ level: LEVEL.warn, boardId: board, state: 'healthy' });
-    expect(line.msg).toMatch(/receiver answered the probe, and svc took a PUT of the same URL with the receiver's secret \(kept, not regenerated\); the queue svc dropped when it disabled it at \d{4}-.*Z is not delivered$/);
+    expect(line.msg).toMatch(
+      /receiver answered the probe, and svc took a PUT of the same URL with the receiver's secret \(kept, not regenerated\); the queue svc dropped when it disabled it at \d{4}-.*Z is not delivered$/,
+    );
     expect(h.logText()).not.toContain(SECRET);
     await sleep(200);
     expect(puts(h, board)).toHaveLength(1);
@@ -102,7 +106,9 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     expect(h.path(board)).toEqual(['none→disabled']);
     const line = h.lines().find((l) => l.outcome === 'no_secret')!;
     expect(line.level).toBe(LEVEL.error);
-    expect(line.msg).toMatch(/not re-enabled: no secret is known for it \(a PUT without the receiver's secret would make svc generate one the receiver does not know\)/);
+    expect(line.msg).toMatch(
+      /not re-enabled: no secret is known for it \(a PUT without the receiver's secret would make svc generate one the receiver does not know\)/,
+    );
   });
 
   it.each([
@@ -141,10 +147,16 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const [board] = h.svc.boardIds as [string];
     await disable(h, board);
     const attempts: number[] = [];
-    h.watch({ reenable: true, secret: SECRET, reenableBackoffMs: 100, intervalMs: 10, probe: () => {
+    h.watch({
+      reenable: true,
+      secret: SECRET,
+      reenableBackoffMs: 100,
+      intervalMs: 10,
+      probe: () => {
         attempts.push(performance.now());
         return false;
-      } });
+      },
+    });
     await until(() => attempts.length === 4, 'four attempts', 3_000);
     const gaps = attempts.slice(1).map((t, i) => t - attempts[i]!);
     expect(gaps[0]).toBeGreaterThanOrEqual(100);

@@ -42,7 +42,11 @@ describe('watchWebhooks against an emulated svc: each change of health is report
       [LEVEL.error, 'disabled', 'failing'],
       [LEVEL.info, 'healthy', 'disabled'],
     ]);
-    expect(lines[0]).toMatchObject({ lastError: 'receiver answered 502: bad gateway', pending: 7, disablesAt: new Date(failing.disablesAt!).toISOString() });
+    expect(lines[0]).toMatchObject({
+      lastError: 'receiver answered 502: bad gateway',
+      pending: 7,
+      disablesAt: new Date(failing.disablesAt!).toISOString(),
+    });
     expect(lines[0]!.msg).toMatch(/failing since .*svc disables it in about 24 h .*7 pending; last error: receiver answered 502/);
     expect(lines[1]!.msg).toMatch(/disabled by svc at .*its queue was dropped/);
     expect(lines[2]!.msg).toMatch(/back to healthy \(was disabled\)/);
@@ -52,10 +56,10 @@ describe('watchWebhooks against an emulated svc: each change of health is report
     h = await harness({ boards: 5 });
     h.watch();
     await h.watcher!.checked();
-    await until(() => h.lines().some((l) => /^watching 5 webhooks/.test(l.msg)), 'the first-round line');
+    await until(() => h.lines().some((l) => l.msg.startsWith('watching 5 webhooks')), 'the first-round line');
     expect(h.changes).toHaveLength(5);
     expect(h.lines().filter((l) => l.boardId !== undefined)).toEqual([]);
-    expect(h.lines().find((l) => /^watching/.test(l.msg))).toMatchObject({ level: LEVEL.info, watched: 5, healthy: 5 });
+    expect(h.lines().find((l) => l.msg.startsWith('watching'))).toMatchObject({ level: LEVEL.info, watched: 5, healthy: 5 });
   });
 
   it('a first status that is not healthy is logged at once', async () => {
@@ -67,7 +71,12 @@ describe('watchWebhooks against an emulated svc: each change of health is report
     await h.watcher!.checked();
     expect(h.path(a)).toEqual(['none→failing']);
     expect(h.path(b)).toEqual(['none→missing']);
-    expect(h.lines().filter((l) => l.boardId !== undefined).map((l) => [l.boardId, l.level])).toEqual(
+    expect(
+      h
+        .lines()
+        .filter((l) => l.boardId !== undefined)
+        .map((l) => [l.boardId, l.level]),
+    ).toEqual(
       expect.arrayContaining([
         [a, LEVEL.warn],
         [b, LEVEL.error],
@@ -130,7 +139,11 @@ describe('watchWebhooks against an emulated svc: each change of health is report
     expect(h.watcher!.statuses().map((s) => (s.webhook === 'board' ? s.boardId : 'bot'))).toEqual([board, 'bot']);
     await h.svc.failDeliveries('bot', { error: 'receiver answered 504: gateway timeout' });
     await until(() => h.path('bot').length === 2, 'bot failing');
-    expect(h.changes.at(-1)!.current).toMatchObject({ webhook: 'bot', state: 'failing', lastError: 'receiver answered 504: gateway timeout' });
+    expect(h.changes.at(-1)!.current).toMatchObject({
+      webhook: 'bot',
+      state: 'failing',
+      lastError: 'receiver answered 504: gateway timeout',
+    });
     expect(h.lines().find((l) => l.webhook === 'bot')!.msg).toMatch(/^bot webhook: failing since/);
   });
 

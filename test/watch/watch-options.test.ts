@@ -19,7 +19,11 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
     ['bot with an unknown option', { bot: { token: 'x' } }, /`bot` has no option `token`/],
     ['bot.secret too short', { bot: { secret: 'short' } }, /`bot.secret` is not a webhook secret svc takes: it must be 16 to 256 characters long/],
     ['secret too short', { secret: 'short' }, /`secret` is not a webhook secret svc takes/],
-    ['secret an svc token', { secret: `svc_bot_${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}_${'A'.repeat(43)}` }, /`secret` is not a webhook secret svc takes: it is an svc token/],
+    [
+      'secret an svc token',
+      { secret: `svc_bot_${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}_${'A'.repeat(43)}` },
+      /`secret` is not a webhook secret svc takes: it is an svc token/,
+    ],
     ['secret an empty list', { secret: [] }, /`secret` must be the webhook secret, several, or a resolver/],
     ['secret list with a bad one', { secret: [SECRET, 'short'] }, /`secret\[1\]`/],
     ['reenable without a secret', { reenable: true }, /`reenable` needs `secret`.*generate a new secret/],
@@ -45,7 +49,15 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
   });
 
   it('the defaults: 5 min interval, 30 min for 404s, 8 in flight, 50 per second, list refreshed every interval', () => {
-    expect(watchSettings({ client, boards: ['b1'] })).toMatchObject({ intervalMs: 300_000, missingIntervalMs: 1_800_000, boardsRefreshMs: 300_000, maxInFlight: 8, maxRequestsPerSecond: 50, reenable: false, reenableBackoffMs: 60_000 });
+    expect(watchSettings({ client, boards: ['b1'] })).toMatchObject({
+      intervalMs: 300_000,
+      missingIntervalMs: 1_800_000,
+      boardsRefreshMs: 300_000,
+      maxInFlight: 8,
+      maxRequestsPerSecond: 50,
+      reenable: false,
+      reenableBackoffMs: 60_000,
+    });
   });
 
   it('bot: true watches the bot through `client`; { client } through its own', () => {

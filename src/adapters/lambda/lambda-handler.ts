@@ -39,7 +39,12 @@ export function createLambdaHandler(webhook: Middleware): LambdaHandler {
 /** The answer in the shape the event's caller reads; no body is binary. */
 function resultOf(answer: WebhookResponse, kind: LambdaEventKind, multiValueHeaders: boolean): LambdaHttpResult {
   if (kind !== 'alb') return { statusCode: answer.status, headers: answer.headers, body: answer.body, isBase64Encoded: false };
-  const result: { -readonly [K in keyof AlbResult]: AlbResult[K] } = { statusCode: answer.status, statusDescription: statusLine(answer.status), body: answer.body, isBase64Encoded: false };
+  const result: { -readonly [K in keyof AlbResult]: AlbResult[K] } = {
+    statusCode: answer.status,
+    statusDescription: statusLine(answer.status),
+    body: answer.body,
+    isBase64Encoded: false,
+  };
   // A target group with multi-value headers reads only `multiValueHeaders` from the result.
   if (multiValueHeaders) result.multiValueHeaders = Object.fromEntries(Object.entries(answer.headers).map(([name, value]) => [name, [value]]));
   else result.headers = answer.headers;

@@ -43,14 +43,25 @@ export function readLambdaEvent(event: unknown): ReadEvent {
   const method = http === undefined ? event.httpMethod : http.method;
   const path = kind === 'http' ? event.rawPath : event.path;
   const problem =
-    typeof method !== 'string' ? ['method', method] : typeof path !== 'string' ? ['path', path] : typeof event.isBase64Encoded !== 'boolean' ? ['isBase64Encoded', event.isBase64Encoded] : undefined;
+    typeof method !== 'string'
+      ? ['method', method]
+      : typeof path !== 'string'
+        ? ['path', path]
+        : typeof event.isBase64Encoded !== 'boolean'
+          ? ['isBase64Encoded', event.isBase64Encoded]
+          : undefined;
   if (problem !== undefined) return { ok: false, shape: `${KIND_NAMES[kind]} whose ${problem[0]} is ${kindOfValue(problem[1])}` };
   const body = bodyOf(event.body, event.isBase64Encoded === true);
   if (typeof body === 'object' && !(body instanceof Uint8Array)) return { ok: false, shape: `${KIND_NAMES[kind]} whose body is ${body.problem}` };
   const headers = headersOf(event, kind);
   if (headers === undefined) return { ok: false, shape: `${KIND_NAMES[kind]} whose headers are no HTTP headers` };
   const query = kind === 'http' && typeof event.rawQueryString === 'string' && event.rawQueryString !== '' ? `?${event.rawQueryString}` : '';
-  return { ok: true, kind, request: { body, headers, url: `${path as string}${query}`, method: method as string }, multiValueHeaders: kind !== 'http' && isObject(event.multiValueHeaders) };
+  return {
+    ok: true,
+    kind,
+    request: { body, headers, url: `${path as string}${query}`, method: method as string },
+    multiValueHeaders: kind !== 'http' && isObject(event.multiValueHeaders),
+  };
 }
 
 /** The body's bytes, or what is wrong with it. */

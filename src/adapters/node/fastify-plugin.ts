@@ -62,7 +62,10 @@ export function fastifyWebhook(webhook: Middleware, options: FastifyWebhookOptio
       instance.setNotFoundHandler((request, reply) => {
         if (isSigned(request.raw)) receiver.misrouted(requestPathname(request.raw), [mounted]);
         const method = request.raw.method ?? 'GET';
-        return reply.code(404).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ message: `Route ${method}:${request.url} not found`, error: 'Not Found', statusCode: 404 }));
+        return reply
+          .code(404)
+          .header('content-type', 'application/json; charset=utf-8')
+          .send(JSON.stringify({ message: `Route ${method}:${request.url} not found`, error: 'Not Found', statusCode: 404 }));
       });
     }
     done();

@@ -41,7 +41,8 @@ export const PLAIN_REQUEST: RequestAccess<WebhookRequest> = {
   complete: () => true,
   nodeRequest: () => undefined,
   // For `ctx.request`, made only if a handler reads it.
-  fetchRequest: (request) => new Request(new URL(request.url ?? '/', 'http://localhost'), { method: request.method ?? 'POST', headers: fetchHeaders(request.headers) }),
+  fetchRequest: (request) =>
+    new Request(new URL(request.url ?? '/', 'http://localhost'), { method: request.method ?? 'POST', headers: fetchHeaders(request.headers) }),
 };
 
 function fetchHeaders(source: WebhookRequest['headers']): Headers {
@@ -67,7 +68,8 @@ function isFetchRequest(request: Request | WebhookRequest): request is Request {
  */
 export async function receiveRequest(receiver: WebhookReceiver, request: Request | WebhookRequest): Promise<WebhookResponse> {
   const method = request.method ?? 'POST';
-  if (method.toUpperCase() !== 'POST') return { status: METHOD_NOT_ALLOWED.status, headers: outcomeHeaders(METHOD_NOT_ALLOWED, 'POST'), body: METHOD_NOT_ALLOWED.body };
+  if (method.toUpperCase() !== 'POST')
+    return { status: METHOD_NOT_ALLOWED.status, headers: outcomeHeaders(METHOD_NOT_ALLOWED, 'POST'), body: METHOD_NOT_ALLOWED.body };
   let outcome: Outcome;
   try {
     outcome = isFetchRequest(request) ? await receiver.receive(request, WEB_REQUEST) : await receiver.receive(request, PLAIN_REQUEST);

@@ -22,7 +22,9 @@ export async function reenable(io: CliIo, args: ReenableArgs): Promise<number> {
   const { board } = args;
   const problem = webhookSecretProblem(args.secret);
   if (problem !== undefined) throw usageError(`the webhook secret is refused: ${problem}`);
-  const result = await withProgress(io, 're-enabling: ping, then PUT', () => reenableOnce({ client: args.client, boardId: board, secret: args.secret, sleep: io.sleep }));
+  const result = await withProgress(io, 're-enabling: ping, then PUT', () =>
+    reenableOnce({ client: args.client, boardId: board, secret: args.secret, sleep: io.sleep }),
+  );
   if (args.json) {
     io.stdout.write(terminalJson({ outcome: result.outcome, steps: result.steps, webhook: statusJson(result.status) }));
   } else {

@@ -61,15 +61,22 @@ export const boardWebhookCommand: Command = {
       ...SETUP_OPTIONS,
     });
     const takesId = positionals[0] === 'reenable' && positionals.length === 2;
-    if (positionals.length !== 1 && !takesId) throw usageError('board-webhook takes one action: set, get, delete, ping or reenable (see svc-webhooks board-webhook --help)');
+    if (positionals.length !== 1 && !takesId)
+      throw usageError('board-webhook takes one action: set, get, delete, ping or reenable (see svc-webhooks board-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping', 'reenable'] as const, 'the action')!;
     if (action === 'reenable') {
       if (values.url !== undefined) throw usageError('--url belongs to board-webhook set: reenable PUTs the URL svc holds');
     } else refuseSetOnlyOptions('board-webhook', action, values);
     if (takesId && values.board !== undefined) throw usageError('name the board once: reenable <id> or --board <id>');
     const board = takesId ? positionals[1] : values.board;
-    if (board === undefined || board.trim() === '') throw usageError(action === 'reenable' ? 'reenable needs the board id: board-webhook reenable <id>' : '--board <id> is required');
-    const { client } = setupClient(io, { baseUrl: values['base-url'], tokenFile: values['token-file'], tokenEnv: TOKEN_ENV, allowInsecureHttp: values['allow-insecure-http'] === true });
+    if (board === undefined || board.trim() === '')
+      throw usageError(action === 'reenable' ? 'reenable needs the board id: board-webhook reenable <id>' : '--board <id> is required');
+    const { client } = setupClient(io, {
+      baseUrl: values['base-url'],
+      tokenFile: values['token-file'],
+      tokenEnv: TOKEN_ENV,
+      allowInsecureHttp: values['allow-insecure-http'] === true,
+    });
     const json = values.json === true;
     const print = (value: unknown): void => void io.stdout.write(terminalJson(value));
 
@@ -78,7 +85,8 @@ export const boardWebhookCommand: Command = {
       const secret = optionalSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: 'SVC_BOARD_WEBHOOK_SECRET' });
       const input = secret === undefined ? { url: values.url } : { url: values.url, secret };
       const { webhook, generatedSecret } = await withProgress(io, 'setting the board webhook', () => client.setBoardWebhook(board, input));
-      if (json) print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
+      if (json)
+        print(generatedSecret === undefined ? { webhook: withoutCredentials(webhook) } : { webhook: withoutCredentials(webhook), secret: generatedSecret });
       else {
         io.stdout.write(`board webhook set for board ${board}:\n${formatFields(webhook)}`);
         if (generatedSecret !== undefined) {

@@ -46,7 +46,12 @@ export const botWebhookCommand: Command = {
     if (positionals.length !== 1) throw usageError('bot-webhook takes one action: set, get or delete (see svc-webhooks bot-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete'] as const, 'the action')!;
     refuseSetOnlyOptions('bot-webhook', action, values);
-    const { client, caller: who } = setupClient(io, { baseUrl: values['base-url'], tokenFile: values['token-file'], tokenEnv: TOKEN_ENV, allowInsecureHttp: values['allow-insecure-http'] === true });
+    const { client, caller: who } = setupClient(io, {
+      baseUrl: values['base-url'],
+      tokenFile: values['token-file'],
+      tokenEnv: TOKEN_ENV,
+      allowInsecureHttp: values['allow-insecure-http'] === true,
+    });
     const json = values.json === true;
 
     if (action === 'set') {

@@ -122,7 +122,10 @@ export const emulateCommand: Command = {
       throw new CliError(`could not listen: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     try {
-      const written = { bot: await writeToken(io, values['bot-token-file'], svc.bot.token), person: await writeToken(io, values['person-token-file'], svc.person.token) };
+      const written = {
+        bot: await writeToken(io, values['bot-token-file'], svc.bot.token),
+        person: await writeToken(io, values['person-token-file'], svc.person.token),
+      };
       io.stdout.write(banner(svc, written));
       await io.interrupted();
     } finally {

@@ -42,14 +42,15 @@ export const inboxCommand: Command = {
     });
     const [sub, id, ...extra] = positionals;
     const all = values.all === true;
-    if (sub === undefined || !['list', 'show', 'retry', 'drop'].includes(sub)) throw usageError('name a subcommand: list, show, retry or drop (see svc-webhooks inbox --help)');
+    if (sub === undefined || !['list', 'show', 'retry', 'drop'].includes(sub))
+      throw usageError('name a subcommand: list, show, retry or drop (see svc-webhooks inbox --help)');
     if (extra.length > 0) throw usageError('unexpected argument (see svc-webhooks inbox --help)');
     if (sub === 'list' && id !== undefined) throw usageError('list takes no delivery id');
     if ((sub === 'show' || sub === 'drop') && id === undefined) throw usageError(`${sub} needs a delivery id`);
     if (sub === 'retry' && (id === undefined) === !all) throw usageError('retry needs a delivery id or --all, not both');
     if (all && sub !== 'retry') throw usageError('--all goes with retry only');
     const url = values['redis-url'] ?? io.env.REDIS_URL;
-    if (url === undefined || url === '') throw usageError('name the inbox\'s Redis with --redis-url or REDIS_URL');
+    if (url === undefined || url === '') throw usageError("name the inbox's Redis with --redis-url or REDIS_URL");
     const prefix = values.prefix ?? 'svc-webhooks';
     const json = values.json === true;
 
@@ -70,7 +71,11 @@ export const inboxCommand: Command = {
       }
       const done = sub === 'retry' ? await letters.retry(id!) : await letters.drop(id!);
       if (!done) throw new CliError(`no dead letter with delivery id ${id}`);
-      io.stdout.write(json ? terminalJson({ [sub === 'retry' ? 'retried' : 'dropped']: id }) : `${sub === 'retry' ? 'put back in the inbox' : 'dropped'}: ${printable(id!)}\n`);
+      io.stdout.write(
+        json
+          ? terminalJson({ [sub === 'retry' ? 'retried' : 'dropped']: id })
+          : `${sub === 'retry' ? 'put back in the inbox' : 'dropped'}: ${printable(id!)}\n`,
+      );
       return 0;
     } finally {
       await letters.close().catch(() => undefined);
@@ -89,7 +94,10 @@ function list(io: CliIo, letters: readonly DeadLetter[], json: boolean): number 
     return 0;
   }
   // Ids, kinds and errors come from senders and handlers: shown without control characters.
-  for (const l of letters) io.stdout.write(`${printable(l.deliveryId)}  ${l.webhook}  ${printable(l.kind)}  ${l.attempts} attempts  failed ${iso(l.failedAt)}  ${oneLine(l.lastError).slice(0, 200)}\n`);
+  for (const l of letters)
+    io.stdout.write(
+      `${printable(l.deliveryId)}  ${l.webhook}  ${printable(l.kind)}  ${l.attempts} attempts  failed ${iso(l.failedAt)}  ${oneLine(l.lastError).slice(0, 200)}\n`,
+    );
   return 0;
 }
 
@@ -119,7 +127,6 @@ async function connect(url: string): Promise<Redis> {
   } catch {
     throw usageError('--redis-url must be a redis:// or rediss:// URL');
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { Redis: Client } = require('ioredis') as typeof import('ioredis');
   const client = new Client(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: null, retryStrategy: () => null });
   client.on('error', () => undefined);

@@ -66,7 +66,6 @@ async function migrate(io: CliIo, url: string, table: string): Promise<number> {
   let pg: typeof import('pg');
   try {
     // An optional peer dependency of the package.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     pg = require('pg') as typeof import('pg');
   } catch {
     throw new CliError('postgres migrate needs the pg package: npm install pg');

@@ -3,7 +3,7 @@ import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
-import { loadDelivery, type Delivery } from '../load-delivery';
+import { loadDelivery } from '../load-delivery';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarget } from '../post-delivery';
 import { startProgress } from '../progress';
@@ -135,7 +135,13 @@ export const sendCommand: Command = {
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
     const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true });
-    const secret = given ?? requiredSecret(io, { value: undefined, envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: delivery.webhook === 'bot' ? 'SVC_BOT_WEBHOOK_SECRET' : 'SVC_BOARD_WEBHOOK_SECRET' });
+    const secret =
+      given ??
+      requiredSecret(io, {
+        value: undefined,
+        envName: 'SVC_WEBHOOK_SECRET',
+        webhookEnvName: delivery.webhook === 'bot' ? 'SVC_BOT_WEBHOOK_SECRET' : 'SVC_BOARD_WEBHOOK_SECRET',
+      });
     const problem = webhookSecretProblem(secret);
     if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
     // The file chose its id and type: shown without control characters.

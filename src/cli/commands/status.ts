@@ -88,7 +88,12 @@ export const statusCommand: Command = {
     if (!watch && values['interval-ms'] !== undefined) throw usageError('--interval-ms goes with --watch');
     const boards = boardIds(io, values.board ?? [], values['boards-file']);
     if (boards.length === 0 && values.bot !== true) throw usageError('name the webhooks to check: --board <id>, --boards-file <file> or --bot');
-    const clients = { baseUrl: requiredBaseUrl(io, values['base-url']), fetch: io.fetch, timeoutMs: wholeMilliseconds(values['timeout-ms'], '--timeout-ms') ?? 10_000, allowInsecureHttp: values['allow-insecure-http'] === true };
+    const clients = {
+      baseUrl: requiredBaseUrl(io, values['base-url']),
+      fetch: io.fetch,
+      timeoutMs: wholeMilliseconds(values['timeout-ms'], '--timeout-ms') ?? 10_000,
+      allowInsecureHttp: values['allow-insecure-http'] === true,
+    };
     const client = new SvcClient({ ...clients, ...(boards.length === 0 ? {} : { token: personToken(io, values['token-file']) }) });
     const bot = values.bot === true ? { client: new SvcClient({ ...clients, token: botToken(io, values['bot-token-file']) }) } : undefined;
     const options: WatchOptions = {
@@ -174,7 +179,10 @@ function intervalMs(value: string | undefined): number {
 /** The board routes take a person's token: a bot token there is a mix-up, told before anything is sent. */
 function personToken(io: CliIo, file: string | undefined): string {
   const token = requiredToken(io, file, 'SVC_TOKEN');
-  if (tokenKind(token) === 'bot') throw usageError("the board webhooks are read with the token of a person who manages the boards, not a bot token (the bot's goes in SVC_BOT_TOKEN, with --bot)");
+  if (tokenKind(token) === 'bot')
+    throw usageError(
+      "the board webhooks are read with the token of a person who manages the boards, not a bot token (the bot's goes in SVC_BOT_TOKEN, with --bot)",
+    );
   return token;
 }
 

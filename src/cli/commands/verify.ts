@@ -55,7 +55,12 @@ export const verifyCommand: Command = {
     if (values.body === undefined) throw usageError('--body <file> is required: the raw body of the captured request');
     if (values.headers === undefined && (values.header ?? []).length === 0) throw usageError('give the captured headers: --headers <file> or -H "Name: value"');
     const secrets = [...(values.secret ?? [])];
-    if (values['secret-file'] !== undefined) secrets.push(readInputFile(io, values['secret-file'], 'secret file').toString('utf8').replace(/\r?\n$/, ''));
+    if (values['secret-file'] !== undefined)
+      secrets.push(
+        readInputFile(io, values['secret-file'], 'secret file')
+          .toString('utf8')
+          .replace(/\r?\n$/, ''),
+      );
     if (secrets.length === 0 && io.env.SVC_WEBHOOK_SECRET) secrets.push(io.env.SVC_WEBHOOK_SECRET);
     if (secrets.length === 0) throw usageError('the webhook secret is required: pass --secret-file or --secret, or set SVC_WEBHOOK_SECRET');
     for (const secret of secrets) held(io, secret);

@@ -33,8 +33,10 @@ function checkFault(fault: ApiFault): void {
   if (typeof fault !== 'object' || fault === null) throw new FakeSvcError('invalid_input', 'a fault is an object');
   const answers = ['status' in fault, 'kind' in fault, 'fields' in fault].filter(Boolean).length;
   if (answers !== 1) throw new FakeSvcError('invalid_input', 'a fault has one of status, kind or fields');
-  if ('status' in fault && !(Number.isInteger(fault.status) && fault.status >= 100 && fault.status <= 599)) throw new FakeSvcError('invalid_input', 'a fault status is 100 to 599');
-  if (fault.times !== undefined && !(Number.isSafeInteger(fault.times) && fault.times > 0)) throw new FakeSvcError('invalid_input', 'times is a whole number above 0');
+  if ('status' in fault && !(Number.isInteger(fault.status) && fault.status >= 100 && fault.status <= 599))
+    throw new FakeSvcError('invalid_input', 'a fault status is 100 to 599');
+  if (fault.times !== undefined && !(Number.isSafeInteger(fault.times) && fault.times > 0))
+    throw new FakeSvcError('invalid_input', 'times is a whole number above 0');
 }
 
 /** The faults in force, first added first matched. */

@@ -40,7 +40,15 @@ export class ApiTraffic {
 
   /** Records the request, then waits `apiDelayMs` and applies the rate limit (a 429 refusal). */
   async admit(req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
-    const entry = { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, body, status: undefined as number | undefined, receivedAt: Date.now(), answeredAt: undefined as number | undefined };
+    const entry = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: { ...req.headers },
+      body,
+      status: undefined as number | undefined,
+      receivedAt: Date.now(),
+      answeredAt: undefined as number | undefined,
+    };
     if (this.#options.recordRequests !== false) this.requests.push(entry);
     res.on('finish', () => Object.assign(entry, { status: res.statusCode, answeredAt: Date.now() }));
     const limit = this.#options.apiRateLimit;

@@ -86,7 +86,15 @@ export class DeliveryAudit implements Audit {
   }
 
   deliveries(): AuditDelivery[] {
-    return this.#deliveries.map(({ id, kind, ownerId, eventType, sequence, status, attempts }) => ({ id, kind, ownerId, eventType, sequence, status, attempts }));
+    return this.#deliveries.map(({ id, kind, ownerId, eventType, sequence, status, attempts }) => ({
+      id,
+      kind,
+      ownerId,
+      eventType,
+      sequence,
+      status,
+      attempts,
+    }));
   }
 
   attempts(): AuditAttempt[] {
@@ -94,7 +102,9 @@ export class DeliveryAudit implements Audit {
   }
 
   assertAllDelivered(): void {
-    const missing = this.#deliveries.filter((d) => d.status !== 'delivered').map((d) => `${d.id} (${d.eventType}) is ${d.status} after ${d.attempts} attempt(s)`);
+    const missing = this.#deliveries
+      .filter((d) => d.status !== 'delivered')
+      .map((d) => `${d.id} (${d.eventType}) is ${d.status} after ${d.attempts} attempt(s)`);
     if (missing.length > 0) fail(`${missing.length} of ${this.#deliveries.length} deliveries were not answered 2xx`, missing);
   }
 

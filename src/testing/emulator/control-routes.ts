@@ -33,9 +33,9 @@ function control(svc: FakeSvc, method: string, parts: readonly string[], body: R
     case 'POST bots':
       return svc.addBot();
     case 'POST boards/:id/events':
-      return svc.emitBoardEvent({ ...(body as object), boardId: id } as Parameters<FakeSvc["emitBoardEvent"]>[0]);
+      return svc.emitBoardEvent({ ...(body as object), boardId: id } as Parameters<FakeSvc['emitBoardEvent']>[0]);
     case 'POST bots/:id/updates':
-      return svc.emitBotUpdate({ ...(body as object), botId: id } as Parameters<FakeSvc["emitBotUpdate"]>[0]);
+      return svc.emitBotUpdate({ ...(body as object), botId: id } as Parameters<FakeSvc['emitBotUpdate']>[0]);
     case 'PUT boards/:id/plan':
       svc.setPlan(body.plan as 'business', id);
       return { plan: body.plan };
@@ -54,7 +54,11 @@ export async function controlRoute(svc: FakeSvc, req: IncomingMessage, res: Serv
   const path = (req.url ?? '/').split('?')[0]!;
   if (path !== CONTROL_PREFIX && !path.startsWith(`${CONTROL_PREFIX}/`)) return false;
   try {
-    const parts = path.slice(CONTROL_PREFIX.length + 1).split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const parts = path
+      .slice(CONTROL_PREFIX.length + 1)
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
     const body = req.method === 'GET' ? {} : jsonObject(text);
     const answer = await control(svc, req.method ?? 'GET', parts, body);
     sendJson(res, req.method === 'POST' && parts[0] !== 'advance' ? 201 : 200, answer);

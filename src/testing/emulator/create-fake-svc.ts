@@ -59,7 +59,11 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
   const engine = new DeliveryEngine({ clock, chaos, random: seededRandom(chaos.seed), audit, targets });
   const core = new EmulatorCore({ directory, engine, clock, audit, allowLoopback: read.allowLoopback });
   const board = directory.addBoard({ key: 'ENG', name: 'Engineering' });
-  const traffic = new ApiTraffic({ apiDelayMs: read.apiDelayMs, recordRequests: read.recordRequests, ...(read.apiRateLimit === undefined ? {} : { apiRateLimit: read.apiRateLimit }) });
+  const traffic = new ApiTraffic({
+    apiDelayMs: read.apiDelayMs,
+    recordRequests: read.recordRequests,
+    ...(read.apiRateLimit === undefined ? {} : { apiRateLimit: read.apiRateLimit }),
+  });
   let closed = false;
   const open = (): void => {
     if (closed) throw new FakeSvcError('closed', 'the emulator was closed');
@@ -80,7 +84,8 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     emitBoardEvent: ({ boardId = board.id, ...input }) => (open(), core.emitBoardEvent(boardId, input)),
     emitBotUpdate: ({ botId = svc.bot.id, ...input }) => (open(), core.emitBotUpdate(botId, input)),
     setPlan: (plan, boardId = board.id) => core.setPlan(boardId, plan),
-    webhook: ((owner: { boardId: string } | { botId: string }) => ('boardId' in owner ? core.view('board', owner.boardId) : core.view('bot', owner.botId))) as FakeSvc['webhook'],
+    webhook: ((owner: { boardId: string } | { botId: string }) =>
+      'boardId' in owner ? core.view('board', owner.boardId) : core.view('bot', owner.botId)) as FakeSvc['webhook'],
     advance: async (ms) => {
       open();
       await clock.advance(ms);
@@ -89,11 +94,13 @@ export async function createFakeSvc(options: FakeSvcOptions = {}): Promise<FakeS
     now: () => clock.now(),
     settled: () => engine.idle(),
     requests: () => [...traffic.requests],
-    secretMatches: (owner, secret) => ('boardId' in owner ? core.secretMatches('board', owner.boardId, secret) : core.secretMatches('bot', owner.botId, secret)),
+    secretMatches: (owner, secret) =>
+      'boardId' in owner ? core.secretMatches('board', owner.boardId, secret) : core.secretMatches('bot', owner.botId, secret),
     revokeToken: (token) => directory.revoke(token),
     injectApiFault: (fault) => faults.add(fault),
     setStateTimeFormat: (format) => {
-      if (!Object.prototype.hasOwnProperty.call(STATE_TIME_FORMATS, format)) throw new FakeSvcError('invalid_input', `the time format is one of ${Object.keys(STATE_TIME_FORMATS).join(', ')}`);
+      if (!Object.prototype.hasOwnProperty.call(STATE_TIME_FORMATS, format))
+        throw new FakeSvcError('invalid_input', `the time format is one of ${Object.keys(STATE_TIME_FORMATS).join(', ')}`);
       core.timeFormat = format;
     },
     close: async () => {

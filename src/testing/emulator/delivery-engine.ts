@@ -91,7 +91,11 @@ export class DeliveryEngine {
         this.#ready.set(hook, ready);
         ready.push({ delivery, done });
         // Started on the next microtask, so deliveries due at the same instant are shuffled together.
-        if (!this.#pumps.has(hook)) this.#pumps.set(hook, Promise.resolve().then(() => this.#pump(hook)));
+        if (!this.#pumps.has(hook))
+          this.#pumps.set(
+            hook,
+            Promise.resolve().then(() => this.#pump(hook)),
+          );
       });
     });
     delivery.cancel = () => {
@@ -179,12 +183,23 @@ export class DeliveryEngine {
     } else {
       // The timestamp is the real time of sending: the receiver checks it against its own clock.
       const timestamp = Math.floor(Date.now() / 1000);
-      const signed = delivery.kind === 'board' ? signBoardEvent(delivery.body, { secret: hook.secret, timestamp }) : signBotUpdate(delivery.body, { secret: hook.secret });
+      const signed =
+        delivery.kind === 'board' ? signBoardEvent(delivery.body, { secret: hook.secret, timestamp }) : signBotUpdate(delivery.body, { secret: hook.secret });
       const drop = copy.copy !== 'ping' && random.chance(chaos.dropRate);
       const slow = !drop && random.chance(chaos.slowRate);
       result = await sendRequest({ target: where.target, body: signed.body, headers: signed.headers, drop, ...(slow ? { pauseMs: chaos.slowMs } : {}) });
     }
-    this.#parts.audit.record({ deliveryId: delivery.id, kind: delivery.kind, ownerId: delivery.ownerId, eventType: delivery.eventType, sequence: delivery.sequence, attempt: copy.attempt, copy: copy.copy, at, ...result });
+    this.#parts.audit.record({
+      deliveryId: delivery.id,
+      kind: delivery.kind,
+      ownerId: delivery.ownerId,
+      eventType: delivery.eventType,
+      sequence: delivery.sequence,
+      attempt: copy.attempt,
+      copy: copy.copy,
+      at,
+      ...result,
+    });
     return result;
   }
 }

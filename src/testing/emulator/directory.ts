@@ -41,7 +41,13 @@ export class Directory {
   addBoard(input: { key?: string; name?: string; workspaceId?: string; managers?: readonly EmulatedPerson[] } = {}): EmulatedBoard {
     const key = input.key ?? `B${this.boards.size + 1}`;
     if (!/^[A-Z][A-Z0-9]{0,9}$/.test(key)) throw new FakeSvcError('invalid_input', 'a board key is 1 to 10 capital letters or digits, starting with a letter');
-    const board: EmulatedBoard = { id: randomUUID(), key, name: input.name ?? `Board ${key}`, workspaceId: input.workspaceId ?? randomUUID(), plan: 'business' };
+    const board: EmulatedBoard = {
+      id: randomUUID(),
+      key,
+      name: input.name ?? `Board ${key}`,
+      workspaceId: input.workspaceId ?? randomUUID(),
+      plan: 'business',
+    };
     for (const person of input.managers ?? []) {
       const boards = this.#people.get(hash(person.token));
       if (boards === undefined) throw new FakeSvcError('not_found', 'a manager of the new board is no person of this emulator');

@@ -53,7 +53,10 @@ export function boardEventBody(board: EmulatedBoard, input: BoardEmit & { sequen
   const author = AUTHORS[input.by ?? 'person'];
   if (author === undefined) throw new FakeSvcError('invalid_input', 'by is person, bot, rule or server');
   const own = { board: { id: board.id, key: board.key, name: board.name }, workspace_id: board.workspaceId };
-  const event = boardEvent(input.type, mergeOverrides(structuredClone((input.overrides ?? {}) as Record<string, unknown>), own) as never) as unknown as Record<string, unknown>;
+  const event = boardEvent(input.type, mergeOverrides(structuredClone((input.overrides ?? {}) as Record<string, unknown>), own) as never) as unknown as Record<
+    string,
+    unknown
+  >;
   author(event);
   event.sequence = input.sequence;
   event.occurred_at = new Date().toISOString();

@@ -146,6 +146,13 @@ export class EmulatorCore {
   }
 
   #queue(hook: WebhookRecord, input: { id: string; eventType: string; sequence: number | null; body: string }): boolean {
-    return this.parts.engine.enqueue(hook, { ...input, kind: hook.kind, ownerId: hook.ownerId, createdAt: this.parts.clock.now(), attempts: 0, status: 'pending' });
+    return this.parts.engine.enqueue(hook, {
+      ...input,
+      kind: hook.kind,
+      ownerId: hook.ownerId,
+      createdAt: this.parts.clock.now(),
+      attempts: 0,
+      status: 'pending',
+    });
   }
 }

@@ -5,7 +5,8 @@ import { FakeSvcError } from './emulator-error';
 import type { FakeSvcOptions } from './fake-svc-types';
 
 function plainObject(value: unknown, name: string, what: string): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FakeSvcError('invalid_option', `\`${name}\` is ${what}; got ${kindOf(value)}`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FakeSvcError('invalid_option', `\`${name}\` is ${what}; got ${kindOf(value)}`);
 }
 
 /** The options of `createFakeSvc`, one declaration each: what is checked, and the defaults. */
@@ -18,7 +19,7 @@ export const FAKE_SVC_OPTIONS = {
     },
   }),
   port: numberOption({ doc: 'The port to listen on; 0 for any free one.', unit: 'count', default: 0, min: 0, max: 65535 }),
-  clock: choiceOption({ doc: 'manual: time stands still until advance(ms); real: the machine\'s.', choices: ['real', 'manual'], default: 'real' }),
+  clock: choiceOption({ doc: "manual: time stands still until advance(ms); real: the machine's.", choices: ['real', 'manual'], default: 'real' }),
   startAt: numberOption({ doc: 'Where the manual clock starts, in ms since the epoch.', unit: 'ms', default: undefined, defaultText: 'now', min: 0 }),
   allowLoopback: booleanOption({ doc: 'Accept webhook urls on this machine, which svc refuses.', default: false }),
   forward: customOption<Record<string, string>>({
@@ -37,11 +38,17 @@ export const FAKE_SVC_OPTIONS = {
     defaultText: "['loopback']",
     read(value, name) {
       if (value === undefined) return ['loopback'];
-      if (!Array.isArray(value) || !value.every((h) => typeof h === 'string' && h !== '')) throw new FakeSvcError('invalid_option', `\`${name}\` is a list of host names or addresses`);
+      if (!Array.isArray(value) || !value.every((h) => typeof h === 'string' && h !== ''))
+        throw new FakeSvcError('invalid_option', `\`${name}\` is a list of host names or addresses`);
       return value as string[];
     },
   }),
-  chaos: customOption({ doc: 'Delivery faults svc may show, each off by default.', type: 'ChaosOptions', defaultText: 'none', read: (value) => readChaos(value as never) }),
+  chaos: customOption({
+    doc: 'Delivery faults svc may show, each off by default.',
+    type: 'ChaosOptions',
+    defaultText: 'none',
+    read: (value) => readChaos(value as never),
+  }),
   botGetWrapped: booleanOption({ doc: 'Whether the bot GET wraps its state in `webhook`, as PUT does.', default: true }),
   versionInfo: customOption<Partial<VersionInfo>>({
     doc: 'Fields of GET /api/version over the default.',
@@ -69,7 +76,12 @@ export const FAKE_SVC_OPTIONS = {
     },
   }),
   recordRequests: booleanOption({ doc: 'Keep every request for requests().', default: true }),
-  maxAuditEntries: numberOption({ doc: 'How many deliveries, and how many attempts, the audit keeps (the oldest go first).', unit: 'count', default: 100_000, min: 1 }),
+  maxAuditEntries: numberOption({
+    doc: 'How many deliveries, and how many attempts, the audit keeps (the oldest go first).',
+    unit: 'count',
+    default: 100_000,
+    min: 1,
+  }),
 };
 
 /** The options, checked once: an unknown name (with the closest known one) or a bad value is an `invalid_option` FakeSvcError. */

@@ -38,7 +38,7 @@ function methodNotAllowed(allowed: string): never {
 
 async function botRoute(core: EmulatorCore, { req, res, body }: ApiCall, settings: RouteSettings): Promise<void> {
   const caller = authenticated(core, req);
-  if (caller.kind !== 'bot') throw new ApiRefusal(403, 'forbidden', 'the bot webhook routes take the bot\'s own token');
+  if (caller.kind !== 'bot') throw new ApiRefusal(403, 'forbidden', "the bot webhook routes take the bot's own token");
   const wrapped = settings.botGetWrapped;
   const fault = settings.faults.take({ method: req.method ?? '' });
   if (fault !== undefined) return settings.faults.answer(res, fault, core.view('bot', caller.botId), (state) => (wrapped ? { webhook: state } : state));

@@ -16,7 +16,11 @@ it('gets each event of a connected board once, survives a day down, and is re-en
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const local = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
-  const svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': local }, chaos: { seed: 42, duplicateRate: 0.1, reorderWindow: 5 } });
+  const svc = await createFakeSvc({
+    clock: 'manual',
+    forward: { 'https://hooks.example.com': local },
+    chaos: { seed: 42, duplicateRate: 0.1, reorderWindow: 5 },
+  });
   const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
   try {
     await client.setBoardWebhook(svc.board.id, { url: 'https://hooks.example.com/webhooks/board', secret });

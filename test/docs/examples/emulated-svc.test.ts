@@ -15,7 +15,11 @@ test('a connected board gets each event once, survives a day down, and is re-ena
   const local = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
 
   // svc only takes public https urls: the emulator forwards this one to our receiver, like a tunnel.
-  const svc = await createFakeSvc({ clock: 'manual', forward: { 'https://hooks.example.com': local }, chaos: { seed: 42, duplicateRate: 0.1, reorderWindow: 5 } });
+  const svc = await createFakeSvc({
+    clock: 'manual',
+    forward: { 'https://hooks.example.com': local },
+    chaos: { seed: 42, duplicateRate: 0.1, reorderWindow: 5 },
+  });
   const client = new SvcClient({ baseUrl: svc.baseUrl, token: svc.person.token });
   try {
     await client.setBoardWebhook(svc.board.id, { url: 'https://hooks.example.com/webhooks/board', secret });

@@ -37,13 +37,19 @@ class PostgresFaultServer implements StoreServer {
   }
 
   async states(ids: readonly string[]): Promise<Map<string, KeyState>> {
-    const rows = await this.server.query<{ id: string; token: string | null }>('SELECT id, token FROM svc_webhook_deliveries WHERE id = ANY($1) AND expires_at > now()', [ids]);
+    const rows = await this.server.query<{ id: string; token: string | null }>(
+      'SELECT id, token FROM svc_webhook_deliveries WHERE id = ANY($1) AND expires_at > now()',
+      [ids],
+    );
     const found = new Map(rows.map((r) => [r.id, r.token === null ? 'done' : 'claimed'] as const));
     return new Map(ids.map((id) => [id, found.get(id) ?? 'absent']));
   }
 
   async effectRows(ids: readonly string[]): Promise<Map<string, number>> {
-    const rows = await this.server.query<{ delivery_id: string; n: string }>('SELECT delivery_id, count(*) AS n FROM fault_effects WHERE delivery_id = ANY($1) GROUP BY delivery_id', [ids]);
+    const rows = await this.server.query<{ delivery_id: string; n: string }>(
+      'SELECT delivery_id, count(*) AS n FROM fault_effects WHERE delivery_id = ANY($1) GROUP BY delivery_id',
+      [ids],
+    );
     const counts = new Map(rows.map((r) => [r.delivery_id, Number(r.n)]));
     return new Map(ids.map((id) => [id, counts.get(id) ?? 0]));
   }

@@ -42,6 +42,8 @@ const board = svcBoardWebhook({
   }
 });
 
-const server = express().use(board).listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`);
-});
+const server = express()
+  .use(board)
+  .listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`);
+  });

@@ -88,7 +88,7 @@ describe('headers given as a plain object', () => {
     expect(headerText(headers, 'x-svc-event')).toBeUndefined();
   });
 
-  it('give a header\'s text as sent, and skip a name whose value is undefined', () => {
+  it("give a header's text as sent, and skip a name whose value is undefined", () => {
     expect(headerText({ 'x-list': 'p,q' }, 'x-list')).toBe('p,q');
     expect(headerValues({ 'x-svc-event': undefined, 'X-Svc-Event': 'a' }, 'x-svc-event')).toEqual(['a']);
     expect(headerText({ 'x-svc-event': undefined }, 'x-svc-event')).toBeUndefined();
@@ -96,7 +96,7 @@ describe('headers given as a plain object', () => {
 });
 
 describe('every value a header was sent with', () => {
-  it('comes from a Node request\'s raw list, where a repeat stays apart', () => {
+  it("comes from a Node request's raw list, where a repeat stays apart", () => {
     const req = { rawHeaders: ['X-Svc-Signature', 'v1=a', 'x-svc-signature', 'v1=b', 'Host', 'h'], headers: { 'x-svc-signature': 'v1=a, v1=b' } };
     expect(headerValues(req, 'x-svc-signature')).toEqual(['v1=a', 'v1=b']);
   });

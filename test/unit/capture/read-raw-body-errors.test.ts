@@ -31,7 +31,7 @@ describe('readRawBody when the stream reader fails with something that is not an
     expect(err.cause).toBeNull();
   });
 
-  it('a rejection with a function is a read failure: only an object\'s `type` names the reader\'s error', async () => {
+  it("a rejection with a function is a read failure: only an object's `type` names the reader's error", async () => {
     const thrown = Object.assign(() => undefined, { type: 'entity.too.large' });
     const err = await failure(thrown);
     expect(err.code).toBe('body_read_failed');
@@ -39,7 +39,7 @@ describe('readRawBody when the stream reader fails with something that is not an
     expect(err.cause).toBe(thrown);
   });
 
-  it('the reader\'s size error is 413 body_too_large', async () => {
+  it("the reader's size error is 413 body_too_large", async () => {
     const err = await failure(Object.assign(new Error('too large'), { type: 'entity.too.large' }));
     expect(err.code).toBe('body_too_large');
     expect(err.status).toBe(413);

@@ -84,7 +84,7 @@ describe('readRawBody', () => {
     await expect(second).rejects.toMatchObject({ code: 'body_read_failed', status: 400 });
   });
 
-  it('an aborted request is refused with the library\'s own cause (the request closed), not the reader\'s error', async () => {
+  it("an aborted request is refused with the library's own cause (the request closed), not the reader's error", async () => {
     const aborted = request({ 'content-length': '100' });
     const read = readRawBody(aborted, 1024);
     aborted.write('{"id":');

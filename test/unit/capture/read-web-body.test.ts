@@ -85,7 +85,7 @@ describe('reading the body of a Fetch Request', () => {
     beforeEach(() => jest.useFakeTimers());
     afterEach(() => jest.useRealTimers());
 
-    it('refuses a body still arriving after the sender\'s 10 s, and cancels it', async () => {
+    it("refuses a body still arriving after the sender's 10 s, and cancels it", async () => {
       const { request, cancelled } = streamed(['{"a":'], { hang: true });
       const reading = refusal(readWebBody(request, 100));
       await jest.advanceTimersByTimeAsync(9_999);

@@ -80,14 +80,20 @@ describe('holding the claim of handlers that outlived their deadline', () => {
     await jest.advanceTimersByTimeAsync(100);
     expect(calls).toBe(2);
     expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ deliveryId: 'id', err: expect.objectContaining({ message: 'store blinked' }) }), expect.any(String));
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ deliveryId: 'id', err: expect.objectContaining({ message: 'store blinked' }) }),
+      expect.any(String),
+    );
     hold.stop();
   });
 
   it('a store without extend is never asked to renew: nothing fails, nothing is logged', async () => {
     const { store } = recordingStore(false);
     const warn = jest.fn();
-    const hold = holdClaim({ store, id: 'id', token: 't', logger: { warn, error: jest.fn() } as never }, { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined });
+    const hold = holdClaim(
+      { store, id: 'id', token: 't', logger: { warn, error: jest.fn() } as never },
+      { leaseMs: 300, abandonAfterMs: 60_000, onAbandon: () => undefined },
+    );
     await jest.advanceTimersByTimeAsync(1000);
     expect(warn).not.toHaveBeenCalled();
     hold.stop();

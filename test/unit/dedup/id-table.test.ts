@@ -118,7 +118,6 @@ describe('an id table that has grown', () => {
   });
 });
 
-
 /**
  * The slot hash of a table keyed with nothing, as anyone could compute it offline (the table's hash
  * before it was keyed): the words that the attack below aims at one slot.

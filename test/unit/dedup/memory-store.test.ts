@@ -230,12 +230,11 @@ describe('claims and closing', () => {
 });
 
 describe('retention', () => {
-  it('is the sender\'s one-day retry window plus an hour for clock skew, by default', () => {
+  it("is the sender's one-day retry window plus an hour for clock skew, by default", () => {
     expect(DEFAULT_RETENTION_MS).toBe(25 * HOUR);
     expect(memoryStore().retentionMs).toBe(25 * HOUR);
   });
 });
-
 
 describe('options', () => {
   it.each([0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses a retentionMs or maxIds of %p with a RangeError', (bad) => {
@@ -245,7 +244,7 @@ describe('options', () => {
 });
 
 describe('extending a claim', () => {
-  it('moves the lease end of the holder\'s claim', () => {
+  it("moves the lease end of the holder's claim", () => {
     let now = 0;
     const store = memoryStore({ now: () => now });
     const token = claimToken(store.claim('a', 1000));

@@ -5,16 +5,19 @@ describe('which PostgreSQL errors mean the database could not be reached in time
     expect(isConnectionFailure(Object.assign(new Error('socket'), { code }))).toBe(true);
   });
 
-  it.each(['57P01', '57P02', '57P03', '53300', '53000', '08000', '08006', '08P01'])('a server going away or full, or a connection exception: SQLSTATE %s', (code) => {
-    expect(isConnectionFailure({ code, message: 'from the server' })).toBe(true);
-  });
+  it.each(['57P01', '57P02', '57P03', '53300', '53000', '08000', '08006', '08P01'])(
+    'a server going away or full, or a connection exception: SQLSTATE %s',
+    (code) => {
+      expect(isConnectionFailure({ code, message: 'from the server' })).toBe(true);
+    },
+  );
 
   it.each([
     'Connection terminated unexpectedly',
     'Client has encountered a connection error and is not queryable',
     'timeout exceeded when trying to connect',
     'Client was closed and is not queryable',
-  ])('pg\'s own message without a code: %s', (message) => {
+  ])("pg's own message without a code: %s", (message) => {
     expect(isConnectionFailure(new Error(message))).toBe(true);
   });
 
@@ -28,9 +31,9 @@ describe('which PostgreSQL errors mean the database could not be reached in time
     ['a syntax error', { code: '42601', message: 'syntax error' }],
     ['a code that only contains a socket code', { code: 'XECONNREFUSED', message: 'x' }],
     ['a code with 08 later in it', { code: '42P08', message: 'x' }],
-    ['pg\'s message in the middle of another', { message: 'the Connection terminated unexpectedly, said the handler' }],
-    ['pg\'s connect timeout in the middle of another', { message: 'a timeout exceeded when trying to connect, said the handler' }],
-    ['pg\'s closed client in the middle of another', { message: 'the Client was closed and is not queryable, said the handler' }],
+    ["pg's message in the middle of another", { message: 'the Connection terminated unexpectedly, said the handler' }],
+    ["pg's connect timeout in the middle of another", { message: 'a timeout exceeded when trying to connect, said the handler' }],
+    ["pg's closed client in the middle of another", { message: 'the Client was closed and is not queryable, said the handler' }],
     ['a numeric code', { code: 8, message: 'x' }],
     ['a message that is not text', { message: 7 }],
     ['a thrown string', 'Connection terminated'],

@@ -54,13 +54,13 @@ describe('postgresMigrationSql', () => {
     );
   });
 
-  it('names the table as given, and its index after the table\'s own name (without the schema)', () => {
+  it("names the table as given, and its index after the table's own name (without the schema)", () => {
     const text = postgresMigrationSql('hooks.Deliveries');
     expect(text).toContain('CREATE TABLE IF NOT EXISTS "hooks"."Deliveries" (');
     expect(text).toContain('CREATE INDEX IF NOT EXISTS "Deliveries_expires_at_idx" ON "hooks"."Deliveries" (expires_at);');
   });
 
-  it('keeps the index name within PostgreSQL\'s 63 characters: the first 50 of the table\'s name', () => {
+  it("keeps the index name within PostgreSQL's 63 characters: the first 50 of the table's name", () => {
     const name = `${'a'.repeat(50)}${'b'.repeat(13)}`;
     expect(postgresMigrationSql(name)).toContain(`CREATE INDEX IF NOT EXISTS "${'a'.repeat(50)}_expires_at_idx" ON "${name}"`);
   });

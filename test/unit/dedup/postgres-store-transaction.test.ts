@@ -29,7 +29,10 @@ const writes = async (tx: SqlClient) => {
   return 'the result';
 };
 const lost = () => Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
-const claimLost = () => Object.assign(new Error(`invalid input syntax for type integer: "${CLAIM_LOST_MARKER}: this attempt no longer holds the delivery (0 rows)"`), { code: '22P02' });
+const claimLost = () =>
+  Object.assign(new Error(`invalid input syntax for type integer: "${CLAIM_LOST_MARKER}: this attempt no longer holds the delivery (0 rows)"`), {
+    code: '22P02',
+  });
 
 describe('postgres store transaction', () => {
   it('runs BEGIN, the work on the same connection, the done mark with the retention rounded up, and COMMIT; resolving to what the work returns', async () => {
@@ -61,7 +64,7 @@ describe('postgres store transaction', () => {
   });
 
   describe('after it committed', () => {
-    it('makes the receiver\'s commit that follows cost no statement, once', async () => {
+    it("makes the receiver's commit that follows cost no statement, once", async () => {
       const { store, texts } = open();
       await store.transaction('d', 'tok', () => undefined);
       const before = texts().length;
@@ -121,7 +124,7 @@ describe('postgres store transaction', () => {
       expect(handlerFailure(err).code).toBe('handler_failed');
     });
 
-    it('leaves the receiver\'s commit to record the delivery (nothing was marked)', async () => {
+    it("leaves the receiver's commit to record the delivery (nothing was marked)", async () => {
       const { store, texts } = open();
       await store.transaction('d', 'tok', () => Promise.reject(new Error('no'))).catch(() => undefined);
       await store.commit('d', 'tok');
@@ -159,7 +162,7 @@ describe('postgres store transaction', () => {
       expect(clients[0]!.release.mock.calls).toEqual([[false]]);
     });
 
-    it('leaves the receiver\'s commit to its token check', async () => {
+    it("leaves the receiver's commit to its token check", async () => {
       const { store, texts } = open({ answer: failing((q) => (isMark(q) ? Promise.reject(claimLost()) : undefined)) });
       await store.transaction('d', 'tok', () => undefined).catch(() => undefined);
       await store.commit('d', 'tok');
@@ -177,7 +180,7 @@ describe('postgres store transaction', () => {
       expect(sent).toEqual([]);
     });
 
-    it('throws a pool\'s other failure to lend a connection as is', async () => {
+    it("throws a pool's other failure to lend a connection as is", async () => {
       const ended = new Error('Cannot use a pool after calling end on the pool');
       const { store } = open({ connect: () => Promise.reject(ended) });
       await expect(store.transaction('d', 'tok', () => undefined)).rejects.toBe(ended);
@@ -192,7 +195,7 @@ describe('postgres store transaction', () => {
       expect(clients[0]!.release.mock.calls).toEqual([[true]]);
     });
 
-    it('answers a connection lost at COMMIT as store_unavailable, and leaves the receiver\'s commit to run', async () => {
+    it("answers a connection lost at COMMIT as store_unavailable, and leaves the receiver's commit to run", async () => {
       const { store, texts, clients } = open({ answer: failing((q) => (q.text === 'COMMIT' ? Promise.reject(lost()) : undefined)) });
       await expect(store.transaction('d', 'tok', () => undefined)).rejects.toMatchObject({ code: 'store_unavailable' });
       expect(clients[0]!.release.mock.calls).toEqual([[true]]);
@@ -223,12 +226,16 @@ describe('postgres store transaction', () => {
       // A server that was only slow or stopped for a moment keeps its warm connections (as for the
       // store's own statements): the connection waits aside for the statement, then is rolled back.
       const isStep = (q: SentQuery) => (step === 'mark' ? isMark(q) : q.text === step);
-      const stepAnswers = (answer: () => Promise<never> | Promise<unknown>) => open({ answer: (q) => (isStep(q) ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) }, { commandTimeoutMs: 300 });
+      const stepAnswers = (answer: () => Promise<never> | Promise<unknown>) =>
+        open({ answer: (q) => (isStep(q) ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) }, { commandTimeoutMs: 300 });
       const failAfter = (ms: number, code: string) => after(ms).then(() => Promise.reject(Object.assign(new Error(code), { code })));
 
       it('fails as store_unavailable then, without waiting for it, keeping the connection aside un-rolled-back', async () => {
         const { store, texts, clients } = stepAnswers(never);
-        const err = await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        const err = await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         expect(err).toMatchObject({ code: 'store_unavailable', status: 503 });
         expect(texts()).not.toContain('ROLLBACK');
         expect(clients[0]!.release).not.toHaveBeenCalled();
@@ -236,7 +243,10 @@ describe('postgres store transaction', () => {
 
       it('rolls the connection back once the statement answers, and gives it back to be reused', async () => {
         const { store, texts, clients } = stepAnswers(() => after(400, result()));
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(99);
         expect(texts()).not.toContain('ROLLBACK');
         await jest.advanceTimersByTimeAsync(1);
@@ -246,7 +256,10 @@ describe('postgres store transaction', () => {
 
       it('rolls back and gives the connection back when the statement then fails on its own', async () => {
         const { store, texts, clients } = stepAnswers(() => failAfter(400, '40P01'));
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(100);
         expect(texts().at(-1)).toBe('ROLLBACK');
         expect(clients[0]!.release.mock.calls).toEqual([[false]]);
@@ -254,7 +267,10 @@ describe('postgres store transaction', () => {
 
       it('discards the connection, sending no rollback, when the statement then fails as a lost connection', async () => {
         const { store, texts, clients } = stepAnswers(() => failAfter(400, 'ECONNRESET'));
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(100);
         expect(texts()).not.toContain('ROLLBACK');
         expect(clients[0]!.release.mock.calls).toEqual([[true]]);
@@ -262,7 +278,10 @@ describe('postgres store transaction', () => {
 
       it('discards the connection, once, when the statement still runs ten times commandTimeoutMs after it timed out', async () => {
         const { store, texts, clients } = stepAnswers(never);
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(2_999);
         expect(clients[0]!.release).not.toHaveBeenCalled();
         await jest.advanceTimersByTimeAsync(1);
@@ -277,14 +296,23 @@ describe('postgres store transaction', () => {
           { answer: (q) => (isStep(q) ? after(400, result()) : q.text === 'ROLLBACK' ? Promise.reject(new Error('rollback refused')) : result()) },
           { commandTimeoutMs: 300 },
         );
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(100);
         expect(clients[0]!.release.mock.calls).toEqual([[true]]);
       });
 
       it('discards the connection when the rollback that follows is still unanswered at the same bound', async () => {
-        const { store, texts, clients } = open({ answer: (q) => (isStep(q) ? after(400, result()) : q.text === 'ROLLBACK' ? never() : result()) }, { commandTimeoutMs: 300 });
-        await outcomeAt(store.transaction('d', 'tok', () => undefined), 300);
+        const { store, texts, clients } = open(
+          { answer: (q) => (isStep(q) ? after(400, result()) : q.text === 'ROLLBACK' ? never() : result()) },
+          { commandTimeoutMs: 300 },
+        );
+        await outcomeAt(
+          store.transaction('d', 'tok', () => undefined),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(100);
         expect(texts().at(-1)).toBe('ROLLBACK');
         await jest.advanceTimersByTimeAsync(2_899);
@@ -304,18 +332,27 @@ describe('postgres store transaction', () => {
     describe('when the rollback after a failed work is unanswered for commandTimeoutMs', () => {
       const thrown = new Error('the handler failed');
       const rollbackAnswers = (answer: () => Promise<never> | Promise<unknown>) =>
-        open({ answer: (q) => (q.text === 'ROLLBACK' ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) }, { commandTimeoutMs: 300 });
+        open(
+          { answer: (q) => (q.text === 'ROLLBACK' ? (answer() as ReturnType<NonNullable<FakePoolScript['answer']>>) : result()) },
+          { commandTimeoutMs: 300 },
+        );
 
       it('throws what the work threw then, keeping the connection aside', async () => {
         const { store, clients } = rollbackAnswers(never);
-        const err = await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        const err = await outcomeAt(
+          store.transaction('d', 'tok', () => Promise.reject(thrown)),
+          300,
+        );
         expect(err).toBe(thrown);
         expect(clients[0]!.release).not.toHaveBeenCalled();
       });
 
       it('gives the connection back to be reused once the rollback answers', async () => {
         const { store, clients } = rollbackAnswers(() => after(400, result()));
-        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => Promise.reject(thrown)),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(99);
         expect(clients[0]!.release).not.toHaveBeenCalled();
         await jest.advanceTimersByTimeAsync(1);
@@ -324,14 +361,20 @@ describe('postgres store transaction', () => {
 
       it('discards the connection when the rollback then fails, even on its own', async () => {
         const { store, clients } = rollbackAnswers(() => after(400).then(() => Promise.reject(Object.assign(new Error('refused'), { code: '40P01' }))));
-        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => Promise.reject(thrown)),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(100);
         expect(clients[0]!.release.mock.calls).toEqual([[true]]);
       });
 
       it('discards the connection, once, when the rollback still runs ten times commandTimeoutMs after it timed out', async () => {
         const { store, clients } = rollbackAnswers(never);
-        await outcomeAt(store.transaction('d', 'tok', () => Promise.reject(thrown)), 300);
+        await outcomeAt(
+          store.transaction('d', 'tok', () => Promise.reject(thrown)),
+          300,
+        );
         await jest.advanceTimersByTimeAsync(2_999);
         expect(clients[0]!.release).not.toHaveBeenCalled();
         await jest.advanceTimersByTimeAsync(1);

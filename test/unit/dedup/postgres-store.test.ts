@@ -169,7 +169,7 @@ describe('postgres store connections', () => {
     await expect(store.release('d', 't')).rejects.toBeNull();
   });
 
-  it('rejects with the pool\'s own error when no connection can be had', async () => {
+  it("rejects with the pool's own error when no connection can be had", async () => {
     const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
     const { store, sent } = open({ connect: () => Promise.reject(refused) });
     await expect(store.claim('d', 10)).rejects.toBe(refused);
@@ -222,7 +222,10 @@ describe('postgres store timeouts', () => {
     // them made every waiting delivery open a new one at once, a storm that outlasted the stop.
     const failAfter = (ms: number, code: string) => new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error(code), { code })), ms));
     const timedOut = async (outcome: Promise<unknown>) => {
-      const caught = outcome.then(() => 'resolved', (err: unknown) => err);
+      const caught = outcome.then(
+        () => 'resolved',
+        (err: unknown) => err,
+      );
       await jest.advanceTimersByTimeAsync(250);
       expect(await caught).toBeInstanceOf(StoreTimeoutError);
     };
@@ -267,7 +270,9 @@ describe('postgres store timeouts', () => {
     it('does not keep the process alive while it waits', async () => {
       const unref = jest.fn();
       const fake = setTimeout;
-      const spy = jest.spyOn(global, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => Object.assign(fake(fn, ms), { unref })) as unknown as typeof setTimeout);
+      const spy = jest
+        .spyOn(global, 'setTimeout')
+        .mockImplementation(((fn: () => void, ms?: number) => Object.assign(fake(fn, ms), { unref })) as unknown as typeof setTimeout);
       try {
         const { store } = open({ answer: never }, { commandTimeoutMs: 250 });
         const caught = store.commit('d', 'tok').catch(() => 'timed out');
@@ -291,7 +296,7 @@ describe('postgres store timeouts', () => {
     expect(outcome).toHaveBeenCalledWith(expect.any(StoreTimeoutError));
   });
 
-  it('counts the wait for a connection in the statement\'s time', async () => {
+  it("counts the wait for a connection in the statement's time", async () => {
     const { store } = open({ connect: (client) => after(200, client), answer: never }, { commandTimeoutMs: 300 });
     const outcome = jest.fn();
     store.extend('d', 'tok', 10).catch(outcome);
@@ -302,7 +307,10 @@ describe('postgres store timeouts', () => {
   });
 
   it('takes an answer that comes after a slow connection but within the time left', async () => {
-    const { store } = open({ connect: (client) => after(200, client), answer: () => after(90, result([{ claimed: true, done: false }])) }, { commandTimeoutMs: 300 });
+    const { store } = open(
+      { connect: (client) => after(200, client), answer: () => after(90, result([{ claimed: true, done: false }])) },
+      { commandTimeoutMs: 300 },
+    );
     const claim = store.claim('d', 10);
     await jest.advanceTimersByTimeAsync(290);
     expect((await claim).state).toBe('claimed');

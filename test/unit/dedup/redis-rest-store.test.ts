@@ -31,7 +31,8 @@ function fakeFetch(answer: (command: string[]) => Response | Promise<Response>) 
 }
 
 const result = (value: unknown, status = 200) => new Response(JSON.stringify({ result: value }), { status, headers: { 'Content-Type': 'application/json' } });
-const store = (fetch: RedisRestStoreOptions['fetch'], options: Partial<RedisRestStoreOptions> = {}) => redisRestStore({ url: URL_, token: TOKEN, fetch, ...options });
+const store = (fetch: RedisRestStoreOptions['fetch'], options: Partial<RedisRestStoreOptions> = {}) =>
+  redisRestStore({ url: URL_, token: TOKEN, fetch, ...options });
 
 describe('the Redis REST store', () => {
   describe('the requests it sends', () => {
@@ -130,7 +131,11 @@ describe('the Redis REST store', () => {
     });
 
     it.each([
-      ['an error answer (HTTP 400)', () => new Response(JSON.stringify({ error: 'ERR wrong number of arguments' }), { status: 400 }), /refused SET: ERR wrong number/],
+      [
+        'an error answer (HTTP 400)',
+        () => new Response(JSON.stringify({ error: 'ERR wrong number of arguments' }), { status: 400 }),
+        /refused SET: ERR wrong number/,
+      ],
       ['an error answer with HTTP 200', () => new Response(JSON.stringify({ error: 'ERR x' })), /refused SET: ERR x/],
       ['HTTP 401 without a body', () => new Response('', { status: 401 }), /SET with HTTP 401 and no result/],
       ['HTTP 500 with a result', () => result(null, 500), /SET with HTTP 500 and no result/],
@@ -168,10 +173,13 @@ describe('the Redis REST store', () => {
   describe('a server slower than commandTimeoutMs', () => {
     it('fails the command at the timeout and aborts its request', async () => {
       const signals: AbortSignal[] = [];
-      const s = store((_url, init) => {
-        signals.push(init.signal!);
-        return new Promise<never>(() => undefined);
-      }, { commandTimeoutMs: 30 });
+      const s = store(
+        (_url, init) => {
+          signals.push(init.signal!);
+          return new Promise<never>(() => undefined);
+        },
+        { commandTimeoutMs: 30 },
+      );
       const started = Date.now();
       await expect(s.commit('d', 't')).rejects.toThrow('redis REST did not answer EVAL within 30 ms');
       expect(Date.now() - started).toBeGreaterThanOrEqual(25);
@@ -180,10 +188,13 @@ describe('the Redis REST store', () => {
 
     it('does not abort a request answered in time', async () => {
       const signals: AbortSignal[] = [];
-      const s = store((_url, init) => {
-        signals.push(init.signal!);
-        return Promise.resolve(result(1));
-      }, { commandTimeoutMs: 30 });
+      const s = store(
+        (_url, init) => {
+          signals.push(init.signal!);
+          return Promise.resolve(result(1));
+        },
+        { commandTimeoutMs: 30 },
+      );
       await s.commit('d', 't');
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(signals[0]!.aborted).toBe(false);
@@ -192,7 +203,11 @@ describe('the Redis REST store', () => {
     it('makes a webhook answer 503 store_unavailable, with Retry-After, and run nothing', async () => {
       let runs = 0;
       const secret = 'rest-store-secret-0123456789abc';
-      const webhook = svcBoardWebhook({ secret, logger: silentLogger, store: store(() => new Promise<never>(() => undefined), { commandTimeoutMs: 50 }) }).onAny(() => void runs++);
+      const webhook = svcBoardWebhook({
+        secret,
+        logger: silentLogger,
+        store: store(() => new Promise<never>(() => undefined), { commandTimeoutMs: 50 }),
+      }).onAny(() => void runs++);
       const signed = signBoardEvent(boardEvent('task.created'), { secret });
       const answer = await webhook.receive({ body: signed.body, headers: signed.headers });
       expect([answer.status, JSON.parse(answer.body).code, answer.headers['Retry-After'], runs]).toEqual([503, 'store_unavailable', '5', 0]);
@@ -201,12 +216,20 @@ describe('the Redis REST store', () => {
 
   describe('its token', () => {
     it('is in no error, however the server answers', async () => {
-      const answers = [() => new Response(JSON.stringify({ error: `WRONGPASS invalid token ${TOKEN}` }), { status: 401 }), () => new Response('', { status: 403 }), () => Promise.reject(new Error('refused'))];
+      const answers = [
+        () => new Response(JSON.stringify({ error: `WRONGPASS invalid token ${TOKEN}` }), { status: 401 }),
+        () => new Response('', { status: 403 }),
+        () => Promise.reject(new Error('refused')),
+      ];
       for (const answer of answers) {
-        const error = await store(() => Promise.resolve(answer())).claim('d', 10).catch((err: unknown) => err);
+        const error = await store(() => Promise.resolve(answer()))
+          .claim('d', 10)
+          .catch((err: unknown) => err);
         expect(String((error as Error).message)).not.toContain(TOKEN);
       }
-      const timedOut = await store(() => new Promise<never>(() => undefined), { commandTimeoutMs: 10 }).claim('d', 10).catch((err: unknown) => err);
+      const timedOut = await store(() => new Promise<never>(() => undefined), { commandTimeoutMs: 10 })
+        .claim('d', 10)
+        .catch((err: unknown) => err);
       expect((timedOut as Error).message).not.toContain(TOKEN);
     });
 

@@ -42,7 +42,8 @@ describe('redis store commands', () => {
   it("keys svc's ids (lower-case UUIDs) by the prefix and the id, and any other id by the prefix, `id:` and the id percent-encoded", async () => {
     const { client, calls } = fakeClient(() => Promise.resolve(null));
     const store = redisStore({ client });
-    for (const id of ['0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e', '0E3F6B9A-5A4E-4F0E-9A57-6C1D2B3A4F5E', 'board:active', 'x{y}*', '%', 'a\ud800b']) await store.claim(id, 10);
+    for (const id of ['0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e', '0E3F6B9A-5A4E-4F0E-9A57-6C1D2B3A4F5E', 'board:active', 'x{y}*', '%', 'a\ud800b'])
+      await store.claim(id, 10);
     expect(calls.map((c) => c[1])).toEqual([
       'svc-webhooks:0e3f6b9a-5a4e-4f0e-9a57-6c1d2b3a4f5e',
       'svc-webhooks:id:0E3F6B9A-5A4E-4F0E-9A57-6C1D2B3A4F5E',
@@ -122,7 +123,12 @@ describe('redis store timeouts', () => {
   it('a command unanswered for commandTimeoutMs fails, not a moment earlier', async () => {
     const { client } = fakeClient(never);
     const outcome = jest.fn();
-    redisStore({ client, commandTimeoutMs: 250 }).commit('d', 'tok').then(() => outcome('resolved'), (err: Error) => outcome(err.message));
+    redisStore({ client, commandTimeoutMs: 250 })
+      .commit('d', 'tok')
+      .then(
+        () => outcome('resolved'),
+        (err: Error) => outcome(err.message),
+      );
     await jest.advanceTimersByTimeAsync(249);
     expect(outcome).not.toHaveBeenCalled();
     await jest.advanceTimersByTimeAsync(1);
@@ -248,7 +254,6 @@ describe('redis store made from a url', () => {
     Redis.quitFails = options.quitFails === true;
     jest.isolateModules(() => {
       jest.doMock('ioredis', () => ({ Redis }));
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { redisStore: make } = require('../../../src/dedup/redis-store') as typeof import('../../../src/dedup/redis-store');
       store = make({ url: 'redis://127.0.0.1:6390/2', ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }) });
     });

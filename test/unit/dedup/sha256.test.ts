@@ -10,7 +10,11 @@ describe('sha256Words, the portable SHA-256 of a string’s UTF-8 bytes', () => 
   it.each([
     ['the empty string', '', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
     ['"abc"', 'abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
-    ['the two-block test vector', 'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1'],
+    [
+      'the two-block test vector',
+      'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq',
+      '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+    ],
   ])('gives the FIPS 180-4 digest of %s', (_what, text, digest) => {
     expect(hex(sha256Words(text))).toBe(digest);
   });

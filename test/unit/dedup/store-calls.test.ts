@@ -27,7 +27,7 @@ describe('claiming a delivery in the store', () => {
     await expect(claimDelivery(store({ claim: async () => ({ state: 'done' }) }), 'a', 1000)).resolves.toEqual({ state: 'done' });
   });
 
-  it('fails closed when the store throws: store_unavailable (503, retry after 5 s), the store\'s error as cause', () => {
+  it("fails closed when the store throws: store_unavailable (503, retry after 5 s), the store's error as cause", () => {
     const throwing = store({
       claim: () => {
         throw failure;
@@ -123,7 +123,6 @@ describe('committing a handled delivery', () => {
     expect(lines.map((l) => l.fields.deliveryId)).toEqual(['a']);
   });
 });
-
 
 describe('one store call, its failure reported as a value', () => {
   it('answers synchronously when the store answered synchronously: undefined on success, the error on a throw', () => {

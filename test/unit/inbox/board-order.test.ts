@@ -28,7 +28,7 @@ const keys = (board: string) => ({
 });
 
 describe('board order: taking a board for an event (start)', () => {
-  it('sends one script with the board\'s last, pending, lock and passed keys, then the job, its sequence, the time, gapWaitMs, the TTL, the job key prefix, the probe flag and how long the last sequence is kept', async () => {
+  it("sends one script with the board's last, pending, lock and passed keys, then the job, its sequence, the time, gapWaitMs, the TTL, the job key prefix, the probe flag and how long the last sequence is kept", async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     await new BoardOrder(redis, PREFIX, 120_000, 90_000).start('b1', 'd-x', 7, 2500);
     const k = keys('b1');
@@ -37,7 +37,7 @@ describe('board order: taking a board for an event (start)', () => {
     expect(calls[0]!.args).toEqual([k.last, k.pending, k.lock, k.passed, 'd-x', 7, 2500, 120_000, 90_000, PREFIX, '0', BOARD_PLACE_KEPT_MS]);
   });
 
-  it('keeps the last sequence at least as long as the rest of the board\'s state', async () => {
+  it("keeps the last sequence at least as long as the rest of the board's state", async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     await new BoardOrder(redis, PREFIX, 0, BOARD_PLACE_KEPT_MS + 5).start('b1', 'd-x', 7, 0);
     expect(calls[0]!.args[11]).toBe(BOARD_PLACE_KEPT_MS + 5);
@@ -52,7 +52,7 @@ describe('board order: taking a board for an event (start)', () => {
     expect(calls.map((c) => c.args[10])).toEqual(['0', '0', '1']);
   });
 
-  it('keeps each board in keys of its own under the queue\'s prefix', async () => {
+  it("keeps each board in keys of its own under the queue's prefix", async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     const order = new BoardOrder(redis, 'app:bot:', 0, 1);
     await order.start('one', 'd-a', 1, 0);
@@ -81,7 +81,7 @@ describe('board order: taking a board for an event (start)', () => {
     await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0);
     const script = calls[0]!.script;
     expect(script).toMatch(/local function gone\(other\)/);
-    expect(script).toContain("local job = jobs .. id");
+    expect(script).toContain('local job = jobs .. id');
     expect(script).toContain("redis.call('EXISTS', jobs .. other) == 0");
     expect(script).toContain("redis.call('ZSCORE', jobs .. 'failed', other)");
     expect(script).toContain("redis.call('ZSCORE', jobs .. 'completed', other)");
@@ -95,13 +95,17 @@ describe('board order: taking a board for an event (start)', () => {
 
   it('answers the missing numbers the first time an event waits for a gap, and only the wait after', async () => {
     const first = fakeRedis([0, 120_000, 1]);
-    expect(await new BoardOrder(first.redis, PREFIX, 120_000, 1).start('b1', 'd-x', 211, 0)).toStrictEqual({ run: false, waitMs: 120_000, missing: { from: 1, to: 210 } });
+    expect(await new BoardOrder(first.redis, PREFIX, 120_000, 1).start('b1', 'd-x', 211, 0)).toStrictEqual({
+      run: false,
+      waitMs: 120_000,
+      missing: { from: 1, to: 210 },
+    });
     expect(first.calls[0]!.script).toContain("redis.call('HSETNX', job, 'svcGapWait', now) == 1");
     const again = fakeRedis([0, 90_000]);
     expect(await new BoardOrder(again.redis, PREFIX, 120_000, 1).start('b1', 'd-x', 211, 30_000)).toStrictEqual({ run: false, waitMs: 90_000 });
   });
 
-  it('sends a script that counts the wait for a gap from the event\'s first turn, and marks an event that must wait as waiting for its turn until it runs', async () => {
+  it("sends a script that counts the wait for a gap from the event's first turn, and marks an event that must wait as waiting for its turn until it runs", async () => {
     const { redis, calls } = fakeRedis([1, -1]);
     await new BoardOrder(redis, PREFIX, 0, 1).start('b1', 'd-x', 1, 0);
     const script = calls[0]!.script;
@@ -139,14 +143,14 @@ describe('board order: the end of an event (finish)', () => {
     expect(script).toContain("redis.call('DEL', KEYS[3])");
     expect(script).toContain("redis.call('ZREM', KEYS[2], ARGV[1])");
     expect(script).toContain("redis.call('SET', KEYS[1], seq, 'PX', ARGV[3])");
-    expect(script).toContain("return waiting(ARGV[4])");
+    expect(script).toContain('return waiting(ARGV[4])');
     expect(script).toContain("redis.call('HEXISTS', prefix .. next, 'svcTurnWait') == 1");
     expect(script).toContain("for _, next in ipairs(redis.call('ZRANGE', KEYS[2], 0, 99)) do");
   });
 });
 
 describe('board order: a failed attempt to be retried (release)', () => {
-  it('sends a script that deletes the board\'s lock only when this job holds it', async () => {
+  it("sends a script that deletes the board's lock only when this job holds it", async () => {
     const { redis, calls } = fakeRedis(1);
     await expect(new BoardOrder(redis, PREFIX, 0, 1).release('b1', 'd-x')).resolves.toBeUndefined();
     expect(calls).toHaveLength(1);
@@ -164,12 +168,12 @@ describe('board order: an unordered kind handled (pass)', () => {
     expect(await new BoardOrder(fakeRedis(null).redis, PREFIX, 0, 1).pass('b1', 12)).toBeNull();
   });
 
-  it('sends a script that records a sequence past the board\'s last one as passed, for the TTL', async () => {
+  it("sends a script that records a sequence past the board's last one as passed, for the TTL", async () => {
     const { redis, calls } = fakeRedis(null);
     await new BoardOrder(redis, PREFIX, 0, 1).pass('b1', 12);
     const script = calls[0]!.script;
     expect(script).toContain("redis.call('ZADD', KEYS[3], seq, ARGV[1])");
     expect(script).toContain("redis.call('PEXPIRE', KEYS[3], ARGV[2])");
-    expect(script).toContain("return waiting(ARGV[3])");
+    expect(script).toContain('return waiting(ARGV[3])');
   });
 });

@@ -15,7 +15,14 @@ const queues = Queue.made;
 function job(webhook: 'board' | 'bot', deliveryId: string | undefined, change: Partial<FakeJob> = {}): FakeJob {
   const made: FakeJob = {
     id: deliveryId === undefined ? undefined : jobIdOf(deliveryId),
-    data: { webhook, ...(deliveryId === undefined ? {} : { deliveryId }), kind: 'task.created', receivedAt: 100, headers: { 'x-svc-delivery': deliveryId ?? '' }, body: '{}' },
+    data: {
+      webhook,
+      ...(deliveryId === undefined ? {} : { deliveryId }),
+      kind: 'task.created',
+      receivedAt: 100,
+      headers: { 'x-svc-delivery': deliveryId ?? '' },
+      body: '{}',
+    },
     finishedOn: 1000,
     attemptsMade: 3,
     failedReason: 'boom',
@@ -40,7 +47,7 @@ function deadLetters() {
 }
 
 describe('the dead letters of the inbox', () => {
-  it('open the board and the bot queue on the given connection and prefix, without updating the queues\' metadata', () => {
+  it("open the board and the bot queue on the given connection and prefix, without updating the queues' metadata", () => {
     const { board, bot } = deadLetters();
     expect(queues.map((q) => [q.name, q.options])).toEqual([
       ['board', { connection, prefix: 'app', skipMetasUpdate: true }],
@@ -96,7 +103,7 @@ describe('the dead letters of the inbox', () => {
   });
 
   describe('show', () => {
-    it('finds a dead letter by delivery id, asking each queue for the delivery\'s job id', async () => {
+    it("finds a dead letter by delivery id, asking each queue for the delivery's job id", async () => {
       const { letters, board, bot } = deadLetters();
       bot.jobs.push(job('bot', 'a:b', { failedReason: 'x' }));
       expect(await letters.show('a:b')).toMatchObject({ webhook: 'bot', deliveryId: 'a:b', lastError: 'x' });
@@ -187,7 +194,7 @@ describe('the dead letters of the inbox', () => {
     });
   });
 
-  it('closes both queues (the connection is its owner\'s)', async () => {
+  it("closes both queues (the connection is its owner's)", async () => {
     const { letters, board, bot } = deadLetters();
     await letters.close();
     expect([board.close.mock.calls.length, bot.close.mock.calls.length]).toEqual([1, 1]);

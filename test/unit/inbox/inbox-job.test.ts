@@ -14,7 +14,24 @@ describe('the job of a delivery in the inbox', () => {
 
   it('keeps the delivery headers the worker needs, as sent, and never the signature', () => {
     const req = {
-      rawHeaders: ['Content-Type', 'application/json', 'X-Svc-Delivery', 'd1', 'X-Svc-Event', 'task.created', 'X-Svc-Timestamp', '1700000000', 'User-Agent', 'a', 'user-agent', 'b', 'X-Svc-Signature', 'v1=aa', 'Host', 'h'],
+      rawHeaders: [
+        'Content-Type',
+        'application/json',
+        'X-Svc-Delivery',
+        'd1',
+        'X-Svc-Event',
+        'task.created',
+        'X-Svc-Timestamp',
+        '1700000000',
+        'User-Agent',
+        'a',
+        'user-agent',
+        'b',
+        'X-Svc-Signature',
+        'v1=aa',
+        'Host',
+        'h',
+      ],
       headers: {},
     };
     expect(keptHeaders(req)).toEqual({

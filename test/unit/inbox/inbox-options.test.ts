@@ -77,7 +77,14 @@ describe('inbox options at setup', () => {
 
   it('defaults to the svc-webhooks prefix, unordered, a two-minute gap wait, processed jobs kept a day and an hour, and a 2 s enqueue timeout', () => {
     const s = inboxSettings({ connection: url });
-    expect([s.connection, s.prefix, s.ordered, s.gapWaitMs, s.keepProcessedMs, s.enqueueTimeoutMs]).toEqual([url, 'svc-webhooks', false, 120_000, 90_000_000, 2000]);
+    expect([s.connection, s.prefix, s.ordered, s.gapWaitMs, s.keepProcessedMs, s.enqueueTimeoutMs]).toEqual([
+      url,
+      'svc-webhooks',
+      false,
+      120_000,
+      90_000_000,
+      2000,
+    ]);
   });
 
   it('refuses an unknown option with a TypeError', () => {
@@ -130,7 +137,8 @@ describe('inbox options at setup', () => {
       expect(inboxSettings({ connection: { cluster, waitForReplicas: 16 }, prefix: 'app{x}y' }).prefix).toBe('app{x}y');
       // Redis takes the first `{` and the first `}` after it: a `}` before them does not count.
       expect(inboxSettings({ connection: { cluster }, prefix: '}{a}' }).prefix).toBe('}{a}');
-      for (const bad of [-1, 17, 1.5, Number.NaN, '1', null]) expect(() => inboxSettings({ connection: { cluster, waitForReplicas: bad } } as never)).toThrow(RangeError);
+      for (const bad of [-1, 17, 1.5, Number.NaN, '1', null])
+        expect(() => inboxSettings({ connection: { cluster, waitForReplicas: bad } } as never)).toThrow(RangeError);
     });
 
     it.each([

@@ -81,7 +81,7 @@ afterEach(() => {
 });
 
 describe('the BullMQ options of an inbox job', () => {
-  it('name the job by the delivery id, allow the retry window\'s attempts with the inbox backoff, keep processed jobs for keepProcessedFor (in seconds, rounded up) and dead letters until dropped', () => {
+  it("name the job by the delivery id, allow the retry window's attempts with the inbox backoff, keep processed jobs for keepProcessedFor (in seconds, rounded up) and dead letters until dropped", () => {
     expect(jobOptions(settings, 'a:1')).toStrictEqual({
       jobId: 'd-a%3A1',
       attempts: 41,
@@ -95,7 +95,7 @@ describe('the BullMQ options of an inbox job', () => {
 });
 
 describe('the inbox producer', () => {
-  it('adds the delivery\'s job to its webhook\'s queue, named by kind, with the job options', async () => {
+  it("adds the delivery's job to its webhook's queue, named by kind, with the job options", async () => {
     const producer = new InboxProducer(settings, 'board', jobs);
     await expect(producer.handoff({ delivery, body, request: req, receivedAt: 42 })).resolves.toBeUndefined();
     expect(jobs.jobOf).toHaveBeenCalledWith({ delivery, body, request: req, receivedAt: 42 });
@@ -107,7 +107,7 @@ describe('the inbox producer', () => {
     expect(options).toStrictEqual(jobOptions(settings, 'a:1'));
   });
 
-  it('keeps the receive span\'s context in the job when there is one', async () => {
+  it("keeps the receive span's context in the job when there is one", async () => {
     const producer = new InboxProducer(settings, 'board', jobs);
     const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     await producer.handoff({ delivery, body, request: req, receivedAt: 42, trace: trace });
@@ -191,7 +191,12 @@ describe('the inbox producer', () => {
     });
 
     it('does not wait with waitForReplicas 0', async () => {
-      await new InboxProducer({ ...onCluster, connection: { cluster: ['redis://a:7000'], waitForReplicas: 0 } }, 'board', jobs).handoff({ delivery, body, request: req, receivedAt: 42 });
+      await new InboxProducer({ ...onCluster, connection: { cluster: ['redis://a:7000'], waitForReplicas: 0 } }, 'board', jobs).handoff({
+        delivery,
+        body,
+        request: req,
+        receivedAt: 42,
+      });
       expect(waits).toHaveLength(0);
     });
 

@@ -13,7 +13,7 @@ const clusters = Cluster.made;
 
 beforeEach(() => resetIoredis());
 
-describe('the inbox\'s Redis connection', () => {
+describe("the inbox's Redis connection", () => {
   it('for a producer, fails a command at once while Redis is unreachable: no offline queue, no retried request, a 2 s connect timeout', () => {
     const client = inboxConnection('redis://inbox:6379/1', 'producer');
     expect(client).toBe(clients[0]);
@@ -120,7 +120,7 @@ describe('waiting for replicas (Redis WAIT)', () => {
   });
 });
 
-describe('the inbox\'s packages at setup', () => {
+describe("the inbox's packages at setup", () => {
   it('are found where installed', () => {
     expect(() => requireQueuePackages()).not.toThrow();
   });

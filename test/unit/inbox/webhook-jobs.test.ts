@@ -34,11 +34,17 @@ describe('the inbox job of a board delivery', () => {
     expect(boardJobs(settings(false)).jobOf({ delivery: boardDelivery({ verifiedBy: 'b1' }), body, request: req, receivedAt: 42 }).verifiedBy).toBe('b1');
   });
 
-  it('places an event in its board\'s sequence when board order is on, ordered or only passing by kind', () => {
+  it("places an event in its board's sequence when board order is on, ordered or only passing by kind", () => {
     const job = boardJobs(settings(new Set(['task.created']))).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 });
     expect(job).toMatchObject({ board: 'b1', sequence: 5, ordered: true });
-    expect(boardJobs(settings(new Set(['task.deleted']))).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 })).toMatchObject({ board: 'b1', sequence: 5, ordered: false });
-    expect(boardJobs(settings(true)).jobOf({ delivery: boardDelivery({ kind: 'anything' }), body, request: req, receivedAt: 42 })).toMatchObject({ ordered: true });
+    expect(boardJobs(settings(new Set(['task.deleted']))).jobOf({ delivery: boardDelivery(), body, request: req, receivedAt: 42 })).toMatchObject({
+      board: 'b1',
+      sequence: 5,
+      ordered: false,
+    });
+    expect(boardJobs(settings(true)).jobOf({ delivery: boardDelivery({ kind: 'anything' }), body, request: req, receivedAt: 42 })).toMatchObject({
+      ordered: true,
+    });
     expect(boardJobs(settings(true)).jobOf({ delivery: boardDelivery({ sequence: 1 }), body, request: req, receivedAt: 42 })).toMatchObject({ sequence: 1 });
   });
 
@@ -53,7 +59,6 @@ describe('the inbox job of a board delivery', () => {
     const job = boardJobs(settings(ordered as boolean)).jobOf({ delivery: boardDelivery(change as never), body, request: req, receivedAt: 42 });
     expect(['board' in job, 'sequence' in job, 'ordered' in job]).toEqual([false, false, false]);
   });
-
 });
 
 describe('the inbox job of a bot delivery', () => {

@@ -8,7 +8,9 @@ function nodeRequest(raw: string[], headers: Record<string, string | string[]>):
 describe('headerValues: every value a header was sent with', () => {
   describe('of a Node request with a raw list', () => {
     it('takes each value sent under the name, in any case and in order, from the raw list alone', () => {
-      const req = nodeRequest(['X-Svc-Event', 'a', 'Host', 'h', 'x-SVC-event', 'b', 'X-Svc-Evens', 'c', 'X-Svc-Events', 'd'], { 'x-svc-event': 'from headers' });
+      const req = nodeRequest(['X-Svc-Event', 'a', 'Host', 'h', 'x-SVC-event', 'b', 'X-Svc-Evens', 'c', 'X-Svc-Events', 'd'], {
+        'x-svc-event': 'from headers',
+      });
       expect(headerValues(req, 'x-svc-event')).toEqual(['a', 'b']);
     });
 
@@ -85,7 +87,7 @@ describe('headerValues: every value a header was sent with', () => {
 
 describe('headerText: a header as one text', () => {
   describe('of a Node request with a raw list', () => {
-    it('reads Node\'s lower-case headers object by the name alone', () => {
+    it("reads Node's lower-case headers object by the name alone", () => {
       const req = nodeRequest(['Content-Type', 'application/json'], { 'content-type': 'application/json', 'Content-Type': 'text/plain' });
       expect(headerText(req, 'content-type')).toBe('application/json');
       expect(headerText(req, 'content-encoding')).toBeUndefined();

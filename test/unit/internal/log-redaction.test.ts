@@ -18,9 +18,16 @@ describe('a log line', () => {
     expect(Object.keys(logged)).toEqual(['a', 'b', 'Password', 'c', 'd']);
   });
 
-  it.each(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password'])('drops a field named %s', (name) => {
-    expect(line({ [name]: 'value', [name.toUpperCase()]: 'value', kept: 'value' })).toEqual({ [name]: REDACTED, [name.toUpperCase()]: REDACTED, kept: 'value' });
-  });
+  it.each(['secret', 'secrets', 'authorization', 'proxy-authorization', 'x-svc-signature', 'token', 'cookie', 'set-cookie', 'password'])(
+    'drops a field named %s',
+    (name) => {
+      expect(line({ [name]: 'value', [name.toUpperCase()]: 'value', kept: 'value' })).toEqual({
+        [name]: REDACTED,
+        [name.toUpperCase()]: REDACTED,
+        kept: 'value',
+      });
+    },
+  );
 
   it('drops the configured secret, signatures and svc tokens from any string', () => {
     expect(line({ note: `secret ${SECRET} twice ${SECRET}` }).note).toBe(`secret ${REDACTED} twice ${REDACTED}`);
@@ -53,7 +60,7 @@ describe('a log line', () => {
     expect(JSON.stringify(logged)).not.toContain(SECRET);
   });
 
-  it('scrubs a field named __proto__ as an own field, never as the copy\'s prototype', () => {
+  it("scrubs a field named __proto__ as an own field, never as the copy's prototype", () => {
     const logged = line(JSON.parse(`{"__proto__": {"note": "${SECRET}"}}`) as object);
     expect(Object.getPrototypeOf(logged)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(logged, '__proto__')).toMatchObject({ enumerable: true, writable: true, configurable: true });
@@ -103,7 +110,12 @@ describe('a log line', () => {
     const endless = (): object => ({ toJSON: endless });
     expect(line({ endless: endless() }).endless).toBe(TOO_DEEP);
     // One whose toJSON answers itself is written as its fields.
-    const self = { secret: 'x', toJSON(): unknown { return this; } };
+    const self = {
+      secret: 'x',
+      toJSON(): unknown {
+        return this;
+      },
+    };
     expect(line({ self }).self).toEqual({ secret: REDACTED, toJSON: self.toJSON });
   });
 
@@ -121,7 +133,10 @@ describe('a log line', () => {
 
   it('writes a Map, a Set, Headers and a Request as what they hold, scrubbed, and bytes by their size', () => {
     const logged = line({
-      map: new Map<unknown, unknown>([['secret', 'x'], ['said', SECRET]]),
+      map: new Map<unknown, unknown>([
+        ['secret', 'x'],
+        ['said', SECRET],
+      ]),
       set: new Set([SECRET, 'kept']),
       headers: new Headers({ authorization: 'Bearer x', 'x-kept': 'kept' }),
       request: new Request('https://example.com/', { method: 'POST', headers: { cookie: 'c=1' } }),
@@ -145,14 +160,30 @@ describe('a log line', () => {
       }
     }
     Object.defineProperty(Hostile.prototype, 'boom', { enumerable: true });
-    const own = Object.defineProperty(new (class Own {})(), 'boom', { enumerable: true, get: () => { throw new Error('no'); } });
-    const logged = line({ own, json: new (class { toJSON(): never { throw new Error('no'); } })() });
+    const own = Object.defineProperty(new (class Own {})(), 'boom', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
+    const logged = line({
+      own,
+      json: new (class {
+        toJSON(): never {
+          throw new Error('no');
+        }
+      })(),
+    });
     expect(logged).toEqual({ own: UNREADABLE, json: UNREADABLE });
   });
 
   it('takes only a class instance for a request logged whole: a plain object with headers keeps every field', () => {
     for (const proto of [Object.prototype, null]) {
-      const like = Object.assign(Object.create(proto) as Record<string, unknown>, { headers: { authorization: 'x' }, rawHeaders: ['Authorization', 'x'], note: 'kept' });
+      const like = Object.assign(Object.create(proto) as Record<string, unknown>, {
+        headers: { authorization: 'x' },
+        rawHeaders: ['Authorization', 'x'],
+        note: 'kept',
+      });
       expect(line({ like }).like).toEqual({ headers: { authorization: REDACTED }, rawHeaders: ['Authorization', REDACTED], note: 'kept' });
     }
   });
@@ -185,7 +216,7 @@ describe('a log line', () => {
     expect(redactingLogOptions([SECRET]).serializers.err({ message: SECRET })).toEqual({ message: REDACTED });
   });
 
-  it('serializes an error under `err` as pino\'s standard serializer does, causes joined in, then scrubs it', () => {
+  it("serializes an error under `err` as pino's standard serializer does, causes joined in, then scrubs it", () => {
     const { serializers } = redactingLogOptions([SECRET]);
     const plain = Object.assign(new Error('outer', { cause: new Error('inner') }), { code: 'E1' });
     expect(serializers.err(plain)).toEqual({ ...stdSerializers.err(plain) });
@@ -345,7 +376,10 @@ describe('values a log line keeps as they are', () => {
       expect(line({ partial }).partial).toBe(partial);
     }
     // Its fields are scrubbed as any instance's are.
-    expect(line({ partial: new Partial({ authorization: 'x' }, 'Authorization x') }).partial).toEqual({ headers: { authorization: REDACTED }, rawHeaders: 'Authorization x' });
+    expect(line({ partial: new Partial({ authorization: 'x' }, 'Authorization x') }).partial).toEqual({
+      headers: { authorization: REDACTED },
+      rawHeaders: 'Authorization x',
+    });
   });
 });
 
@@ -357,7 +391,7 @@ describe('the depth limit', () => {
     rawHeaders = ['Authorization', 'Bearer x'];
   }
 
-  it('counts a request\'s URL and headers one level below the request', () => {
+  it("counts a request's URL and headers one level below the request", () => {
     const shown = unnested(line({ deep: nested(new Request(), 8) }).deep, 8) as Record<string, unknown>;
     expect(shown).toEqual({ method: 'POST', url: { token: REDACTED }, headers: { authorization: REDACTED } });
     const deepest = unnested(line({ deep: nested(new Request(), 9) }).deep, 9) as Record<string, unknown>;
@@ -371,7 +405,7 @@ describe('the depth limit', () => {
     expect(deepest).toEqual([TOO_DEEP]);
   });
 
-  it('counts an error\'s fields and cause one level below the error', () => {
+  it("counts an error's fields and cause one level below the error", () => {
     const err = (): Error => Object.assign(new Error('e', { cause: { token: 't' } }), { detail: { token: 't' } });
     const shown = unnested(line({ deep: nested(err(), 8) }).deep, 8) as Record<string, unknown>;
     expect([shown.detail, shown.cause]).toEqual([{ token: REDACTED }, { token: REDACTED }]);

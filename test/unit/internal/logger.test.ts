@@ -87,7 +87,15 @@ describe('loggerSink: lines for another logger', () => {
 });
 
 describe('which loggers the logger option takes', () => {
-  const pinoLike = () => ({ levels: { values: {} }, child: () => undefined, flush: () => undefined, bindings: () => ({}), info: () => undefined, warn: () => undefined, error: () => undefined });
+  const pinoLike = () => ({
+    levels: { values: {} },
+    child: () => undefined,
+    flush: () => undefined,
+    bindings: () => ({}),
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+  });
 
   it('knows a pino logger by its levels, child, flush and bindings', () => {
     expect(isPinoLogger(pino({ enabled: false }))).toBe(true);

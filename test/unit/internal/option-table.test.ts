@@ -37,11 +37,18 @@ describe('an option table', () => {
   });
 
   it('lists the options when no name is close', () => {
-    expect(messageOf(() => read({ colour: 'red' }))).toBe('svc-webhooks: thing has no option `colour`; the options are `timeoutMs`, `maxIds`, `policy`, `name`');
+    expect(messageOf(() => read({ colour: 'red' }))).toBe(
+      'svc-webhooks: thing has no option `colour`; the options are `timeoutMs`, `maxIds`, `policy`, `name`',
+    );
   });
 
   it('refuses what is not an options object, saying what it got', () => {
-    for (const [input, kind] of [[null, 'null'], ['x', 'a string of 1 characters'], [[], 'an empty array'], [3, 'number 3']] as const) {
+    for (const [input, kind] of [
+      [null, 'null'],
+      ['x', 'a string of 1 characters'],
+      [[], 'an empty array'],
+      [3, 'number 3'],
+    ] as const) {
       expect(messageOf(() => read(input))).toBe(`svc-webhooks: thing options must be an object; got ${kind}`);
     }
   });
@@ -49,7 +56,9 @@ describe('an option table', () => {
   it('refuses a number out of bounds or of another kind with a RangeError naming the option, the unit and what it got', () => {
     expect(() => read({ timeoutMs: 0 })).toThrow(RangeError);
     expect(messageOf(() => read({ timeoutMs: 1001 }))).toBe('svc-webhooks: `timeoutMs` must be an integer of milliseconds from 1 to 1000; got number 1001');
-    expect(messageOf(() => read({ timeoutMs: '5' }))).toBe('svc-webhooks: `timeoutMs` must be an integer of milliseconds from 1 to 1000; got a string of 1 characters');
+    expect(messageOf(() => read({ timeoutMs: '5' }))).toBe(
+      'svc-webhooks: `timeoutMs` must be an integer of milliseconds from 1 to 1000; got a string of 1 characters',
+    );
     expect(messageOf(() => read({ maxIds: 0.5 }))).toBe('svc-webhooks: `maxIds` must be an integer at least 1; got number 0.5');
     expect(() => read({ maxIds: Number.NaN })).toThrow(RangeError);
   });
@@ -60,8 +69,12 @@ describe('an option table', () => {
 
   it('names a nested option with its parent: `inbox.gapWaitMs`', () => {
     expect(messageOf(() => svcBoardWebhook({ secret: SECRET, inbox: { connection: 'redis://h', gapWaitMs: -1 } }))).toContain('`inbox.gapWaitMs` must be');
-    expect(messageOf(() => svcBoardWebhook({ secret: SECRET, inbox: { connection: 'redis://h', gapWait: 1 } as never }))).toContain('has no option `inbox.gapWait`; did you mean `inbox.gapWaitMs`?');
-    expect(messageOf(() => svcBoardWebhook({ secret: () => SECRET, secretLookup: { ttl: 1 } as never }))).toContain('`secretLookup.ttl`: it was renamed `secretLookup.ttlMs`');
+    expect(messageOf(() => svcBoardWebhook({ secret: SECRET, inbox: { connection: 'redis://h', gapWait: 1 } as never }))).toContain(
+      'has no option `inbox.gapWait`; did you mean `inbox.gapWaitMs`?',
+    );
+    expect(messageOf(() => svcBoardWebhook({ secret: () => SECRET, secretLookup: { ttl: 1 } as never }))).toContain(
+      '`secretLookup.ttl`: it was renamed `secretLookup.ttlMs`',
+    );
   });
 });
 
@@ -117,13 +130,24 @@ describe('kindOf, the part of an error that says what was given', () => {
 
 describe('editDistance', () => {
   it('counts insertions, deletions and substitutions', () => {
-    expect([editDistance('', ''), editDistance('abc', 'abc'), editDistance('abc', 'abd'), editDistance('abc', 'ab'), editDistance('ab', 'abc'), editDistance('kitten', 'sitting')]).toEqual([0, 0, 1, 1, 1, 3]);
+    expect([
+      editDistance('', ''),
+      editDistance('abc', 'abc'),
+      editDistance('abc', 'abd'),
+      editDistance('abc', 'ab'),
+      editDistance('ab', 'abc'),
+      editDistance('kitten', 'sitting'),
+    ]).toEqual([0, 0, 1, 1, 1, 3]);
   });
 });
 
 describe('a missing secret names what it got and the usual cause', () => {
   it.each([
-    ['undefined (an unset environment variable)', undefined, /`secret` must be the webhook secret .*got undefined: is the environment variable that should hold it set/],
+    [
+      'undefined (an unset environment variable)',
+      undefined,
+      /`secret` must be the webhook secret .*got undefined: is the environment variable that should hold it set/,
+    ],
     ['an empty string (a variable set but empty)', '', /got an empty string: an environment variable that is set but empty gives one/],
     ['a number', 1234, /got number 1234$/],
     ['an object', { value: SECRET }, /got an object$/],

@@ -127,7 +127,7 @@ describe('the `path` option', () => {
 });
 
 describe('requestPathname: the path of a request without its query', () => {
-  it('is Express\'s originalUrl when mounted, else the url', () => {
+  it("is Express's originalUrl when mounted, else the url", () => {
     expect(requestPathname({ originalUrl: '/outer/hooks?x=1', url: '/hooks?x=1' })).toBe('/outer/hooks');
     expect(requestPathname({ url: '/hooks?x=1' })).toBe('/hooks');
     expect(requestPathname({ url: '/hooks' })).toBe('/hooks');
@@ -139,7 +139,7 @@ describe('requestPathname: the path of a request without its query', () => {
   });
 });
 
-describe('pathId: the id in a request\'s path', () => {
+describe("pathId: the id in a request's path", () => {
   const pattern = pathPattern('/hooks/:boardId', BOARD);
 
   it('is undefined for a fixed path', () => {

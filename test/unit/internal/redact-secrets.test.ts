@@ -53,11 +53,17 @@ describe('redactSecrets', () => {
 
   it('is idempotent: redacting twice changes nothing', () => {
     fc.assert(
-      fc.property(fc.constantFrom('bot', 'oa', 'client'), fc.uuid(), fc.array(base64url, { minLength: 16, maxLength: 60 }), fc.string(), (kind, id, chars, around) => {
-        const token = kind === 'bot' ? `svc_bot_${id}_${chars.join('')}` : `svc_${kind}_${chars.join('')}`;
-        const once = redactSecrets(`${around}${token}${around}`);
-        expect(redactSecrets(once)).toBe(once);
-      }),
+      fc.property(
+        fc.constantFrom('bot', 'oa', 'client'),
+        fc.uuid(),
+        fc.array(base64url, { minLength: 16, maxLength: 60 }),
+        fc.string(),
+        (kind, id, chars, around) => {
+          const token = kind === 'bot' ? `svc_bot_${id}_${chars.join('')}` : `svc_${kind}_${chars.join('')}`;
+          const once = redactSecrets(`${around}${token}${around}`);
+          expect(redactSecrets(once)).toBe(once);
+        },
+      ),
     );
   });
 

@@ -51,7 +51,10 @@ describe('a Redis client', () => {
   });
 
   it("for a cluster, is an ioredis Cluster on the seeds, with the per-node options, the seeds' credentials and TLS on every node", () => {
-    const client = createRedisClient({ cluster: ['rediss://us%40r:p%3Aw@[::1]:7001', 'rediss://us%40r:p%3Aw@h'] }, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 9, retryStrategy });
+    const client = createRedisClient(
+      { cluster: ['rediss://us%40r:p%3Aw@[::1]:7001', 'rediss://us%40r:p%3Aw@h'] },
+      { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 9, retryStrategy },
+    );
     expect([Redis.made, Cluster.made]).toEqual([[], [client]]);
     const { nodes, options } = Cluster.made[0]!;
     expect(nodes).toEqual([
@@ -59,7 +62,10 @@ describe('a Redis client', () => {
       { host: 'h', port: 6379 },
     ]);
     const { clusterRetryStrategy, ...rest } = options;
-    expect(rest).toStrictEqual({ enableOfflineQueue: false, redisOptions: { maxRetriesPerRequest: 0, connectTimeout: 9, username: 'us@r', password: 'p:w', tls: {} } });
+    expect(rest).toStrictEqual({
+      enableOfflineQueue: false,
+      redisOptions: { maxRetriesPerRequest: 0, connectTimeout: 9, username: 'us@r', password: 'p:w', tls: {} },
+    });
     expect([1, 3].map(clusterRetryStrategy)).toEqual([7, 21]);
   });
 

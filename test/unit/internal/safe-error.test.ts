@@ -2,14 +2,14 @@ import { SvcWebhookError } from '../../../src';
 import { safeError } from '../../../src/internal/safe-error';
 
 describe('safeError: a copy of anything thrown, safe to log', () => {
-  it('copies an Error\'s type, message, stack and code', () => {
+  it("copies an Error's type, message, stack and code", () => {
     const thrown = Object.assign(new TypeError('bad input'), { code: 'E_INPUT' });
     const copy = safeError(thrown);
     expect(copy).not.toBe(thrown);
     expect([copy.name, copy.message, copy.stack, (copy as { code?: unknown }).code]).toEqual(['TypeError', 'bad input', thrown.stack, 'E_INPUT']);
   });
 
-  it('names the copy by the error\'s own name, or its class when the name is empty or not text', () => {
+  it("names the copy by the error's own name, or its class when the name is empty or not text", () => {
     expect(safeError(Object.assign(new Error('x'), { name: 'QuotaExceeded' })).name).toBe('QuotaExceeded');
     expect(safeError(Object.assign(new RangeError('x'), { name: '' })).name).toBe('RangeError');
     expect(safeError(Object.assign(new RangeError('x'), { name: 7 })).name).toBe('RangeError');
@@ -89,7 +89,8 @@ describe('safeError: a copy of anything thrown, safe to log', () => {
     let nested: Error = new Error('leaf');
     for (let i = 1; i <= 6; i++) nested = new AggregateError([nested], `level ${i}`);
     const messages: string[] = [];
-    for (let copy: unknown = safeError(nested); copy instanceof Error; copy = copy instanceof AggregateError ? copy.errors[0] : undefined) messages.push(copy.message);
+    for (let copy: unknown = safeError(nested); copy instanceof Error; copy = copy instanceof AggregateError ? copy.errors[0] : undefined)
+      messages.push(copy.message);
     expect(messages).toEqual(['level 6', 'level 5', 'level 4', 'level 3', 'level 2']);
   });
 

@@ -7,9 +7,12 @@ describe('isUuid', () => {
     expect([isUuid(ID), isUuid(ID.toUpperCase())]).toEqual([true, true]);
   });
 
-  it.each(['', 'constructor', ID.replace(/-/g, ''), `{${ID}}`, `${ID} `, ` ${ID}`, `${ID}\n`, ID.replace('8', 'g'), ID.slice(1), `urn:uuid:${ID}`])('refuses %p', (id) => {
-    expect(isUuid(id)).toBe(false);
-  });
+  it.each(['', 'constructor', ID.replace(/-/g, ''), `{${ID}}`, `${ID} `, ` ${ID}`, `${ID}\n`, ID.replace('8', 'g'), ID.slice(1), `urn:uuid:${ID}`])(
+    'refuses %p',
+    (id) => {
+      expect(isUuid(id)).toBe(false);
+    },
+  );
 });
 
 describe('isSvcResourceId (what a secret resolver is asked about)', () => {

@@ -93,7 +93,6 @@ describe('the default logger on Deno', () => {
     const info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
     jest.isolateModules(() => {
       // A fresh module: the default logger is made once per process.
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       const fresh = require('../../../src/internal/webhook-loggers') as typeof import('../../../src/internal/webhook-loggers');
       fresh.webhookLoggers(undefined, 'board', []).logger.info({ deliveryId: 'd' }, 'hello');
     });

@@ -18,9 +18,12 @@ function logOf() {
 }
 
 const error = (code: ErrorCode) => new SvcWebhookError(code, `refused: ${code}`);
-const req = (headers: Record<string, string> = {}, remoteAddress?: string): RequestFacts => ({ headers, ...(remoteAddress === undefined ? {} : { socket: { remoteAddress } }) });
+const req = (headers: Record<string, string> = {}, remoteAddress?: string): RequestFacts => ({
+  headers,
+  ...(remoteAddress === undefined ? {} : { socket: { remoteAddress } }),
+});
 
-describe('refusals that are the sender\'s doing', () => {
+describe("refusals that are the sender's doing", () => {
   it.each<[ErrorCode, boolean]>([
     ['schema_violation', true],
     ['signature_mismatch', true],

@@ -81,4 +81,3 @@ describe('board sequence tracker', () => {
     ]);
   });
 });
-

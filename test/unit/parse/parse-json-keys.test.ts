@@ -7,9 +7,9 @@ const NAMES = ['a', 'task', '__proto__', 'constructor', 'proto', '_constructor',
 const FORBIDDEN = new Set(['__proto__', 'constructor']);
 
 const spelled = (name: string) =>
-  fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((escape) =>
-    [...name].map((ch, i) => (escape[i] ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch)).join(''),
-  );
+  fc
+    .array(fc.boolean(), { minLength: name.length, maxLength: name.length })
+    .map((escape) => [...name].map((ch, i) => (escape[i] ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch)).join(''));
 
 interface Node {
   readonly text: string;
@@ -29,7 +29,13 @@ const { tree } = fc.letrec<{ tree: Node }>((tie) => ({
     fc.array(tie('tree'), { maxLength: 3 }).map((items) => ({ text: `[${items.map((i) => i.text).join(',')}]`, forbidden: items.some((i) => i.forbidden) })),
     // Unique names: of a key sent twice the parse keeps the last, so an earlier value is no key of the result.
     fc
-      .uniqueArray(fc.tuple(fc.constantFrom(...NAMES).chain((name) => spelled(name).map((s) => ({ name, s }))), tie('tree')), { maxLength: 3, selector: ([k]) => k.name })
+      .uniqueArray(
+        fc.tuple(
+          fc.constantFrom(...NAMES).chain((name) => spelled(name).map((s) => ({ name, s }))),
+          tie('tree'),
+        ),
+        { maxLength: 3, selector: ([k]) => k.name },
+      )
       .map((members) => ({
         text: `{${members.map(([k, v]) => `"${k.s}":${v.text}`).join(',')}}`,
         forbidden: members.some(([k, v]) => FORBIDDEN.has(k.name) || v.forbidden),

@@ -34,7 +34,7 @@ describe('parseJson when another module made keys of Object.prototype enumerable
   beforeEach(() => Object.defineProperty(Object.prototype, 'constructor', { ...original, enumerable: true }));
   afterEach(() => Object.defineProperty(Object.prototype, 'constructor', original));
 
-  it('looks only at the body\'s own keys: an inherited key is not the body\'s', () => {
+  it("looks only at the body's own keys: an inherited key is not the body's", () => {
     expect(parseJson(Buffer.from('{"a":{"b":[{"c":1}]}}'))).toEqual({ a: { b: [{ c: 1 }] } });
   });
 
@@ -45,7 +45,7 @@ describe('parseJson when another module made keys of Object.prototype enumerable
 });
 
 describe('parseJson of a body that is not JSON', () => {
-  it('refuses it as invalid_json (400), with the parser\'s error as cause', () => {
+  it("refuses it as invalid_json (400), with the parser's error as cause", () => {
     let caught: unknown;
     try {
       parseJson(Buffer.from('{"a":'));

@@ -4,7 +4,16 @@ import { storeRefusal } from '../../../src/dedup/store-refusal';
 
 describe('the answer to a delivery whose handlers failed', () => {
   it('is 500 handler_failed, with what the handler threw as cause', () => {
-    for (const thrown of [new Error('boom'), new SvcWebhookError('store_unavailable', 'not from the transaction'), 'text', undefined, null, 0, 1n, Symbol('thrown')]) {
+    for (const thrown of [
+      new Error('boom'),
+      new SvcWebhookError('store_unavailable', 'not from the transaction'),
+      'text',
+      undefined,
+      null,
+      0,
+      1n,
+      Symbol('thrown'),
+    ]) {
       const answer = handlerFailure(thrown);
       expect([answer.code, answer.status, answer.cause]).toEqual(['handler_failed', 500, thrown]);
     }
@@ -20,7 +29,7 @@ describe('the answer to a delivery whose handlers failed', () => {
     expect(answer.cause).toBe(hostile);
   });
 
-  it('is the refusal itself when the store raised it inside the handler\'s transaction', () => {
+  it("is the refusal itself when the store raised it inside the handler's transaction", () => {
     const busy = new SvcWebhookError('delivery_in_progress', 'another attempt holds it');
     expect(storeRefusal(busy)).toBe(busy);
     expect(handlerFailure(busy)).toBe(busy);

@@ -24,7 +24,6 @@ jest.mock('../../../src/inbox/redis-connection', () => ({
   inboxConnection: jest.fn(),
 }));
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const bull = jest.requireMock('bullmq') as { Queue: any; Worker: any; DelayedError: new () => Error };
 
 const NOW = 1_800_000_000_000;
@@ -123,7 +122,12 @@ function boardJobData(overrides: Partial<InboxJob> = {}, event: Record<string, u
 
 /** The job of an event verified with the secrets of `boardId` (a resolver's board): its body names that board. */
 function verifiedJobData(boardId: string): InboxJob {
-  const { board: _b, sequence: _s, ordered: _o, ...rest } = boardJobData({ verifiedBy: boardId }, onBoard(fixture('board', 'task.created', { sequence: 7 }), boardId));
+  const {
+    board: _b,
+    sequence: _s,
+    ordered: _o,
+    ...rest
+  } = boardJobData({ verifiedBy: boardId }, onBoard(fixture('board', 'task.created', { sequence: 7 }), boardId));
   return rest;
 }
 
@@ -266,7 +270,15 @@ describe('inbox worker', () => {
       expect(seen).toHaveLength(1);
       const { event, ctx } = seen[0];
       expect(event).toEqual(JSON.parse(data.body));
-      expect(ctx).toMatchObject({ webhook: 'board', deliveryId: data.deliveryId, type: 'task.created', receivedAt: RECEIVED_AT, attempt: 3, timestamp: data.timestamp, sequence: 7 });
+      expect(ctx).toMatchObject({
+        webhook: 'board',
+        deliveryId: data.deliveryId,
+        type: 'task.created',
+        receivedAt: RECEIVED_AT,
+        attempt: 3,
+        timestamp: data.timestamp,
+        sequence: 7,
+      });
       expect(ctx.gap).toBeUndefined();
     });
 
@@ -282,13 +294,22 @@ describe('inbox worker', () => {
       const log = memoryLog();
       jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
       const updates: any[] = [];
-      const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger, inbox: { connection: URL } }).onAny((update, ctx) => void updates.push([update, ctx.attempt]));
+      const bot = svcBotWebhook({ secret: BOT_SECRET, logger: log.logger, inbox: { connection: URL } }).onAny(
+        (update, ctx) => void updates.push([update, ctx.attempt]),
+      );
       bot.work();
       const worker = bull.Worker.made.at(-1);
       expect(worker.name).toBe('bot');
       const update = fixture('bot', 'messageCreate', { createdAt: new Date(RECEIVED_AT - 1000).toISOString() });
       const body = JSON.stringify(update);
-      const data: InboxJob = { webhook: 'bot', deliveryId: update.id, kind: 'messageCreate', body, headers: { 'content-type': 'application/json', 'x-svc-delivery': update.id }, receivedAt: RECEIVED_AT };
+      const data: InboxJob = {
+        webhook: 'bot',
+        deliveryId: update.id,
+        kind: 'messageCreate',
+        body,
+        headers: { 'content-type': 'application/json', 'x-svc-delivery': update.id },
+        receivedAt: RECEIVED_AT,
+      };
       await worker.processor(fakeJob(data), 'tok');
       expect(updates).toEqual([[JSON.parse(body).event.messageCreate, 1]]);
     });
@@ -300,7 +321,14 @@ describe('inbox worker', () => {
       await process(fakeJob(data, { attemptsMade: 1 }));
       const info = at(log.lines, 30);
       expect(info).toHaveLength(1);
-      expect(info[0]).toMatchObject({ webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', attempt: 2, queue: 'processed', durationMs: 12.207 });
+      expect(info[0]).toMatchObject({
+        webhook: 'board',
+        deliveryId: data.deliveryId,
+        kind: 'task.created',
+        attempt: 2,
+        queue: 'processed',
+        durationMs: 12.207,
+      });
       expect(info[0]).not.toHaveProperty('err');
       expect(at(log.lines, 40)).toEqual([]);
       expect(at(log.lines, 50)).toEqual([]);
@@ -314,7 +342,20 @@ describe('inbox worker', () => {
       await process(fakeJob(data, { attemptsMade: 1, attempts: 4 }));
       await flush();
       // No code at all for a processed delivery, not even an undefined one.
-      expect(records).toStrictEqual([{ webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', outcome: 'handled', status: 200, durationMs: 3.5, receivedAt: RECEIVED_AT, verified: true, queue: 'processed', attempt: 2 }]);
+      expect(records).toStrictEqual([
+        {
+          webhook: 'board',
+          deliveryId: data.deliveryId,
+          kind: 'task.created',
+          outcome: 'handled',
+          status: 200,
+          durationMs: 3.5,
+          receivedAt: RECEIVED_AT,
+          verified: true,
+          queue: 'processed',
+          attempt: 2,
+        },
+      ]);
     });
 
     describe('when a handler fails', () => {
@@ -337,7 +378,7 @@ describe('inbox worker', () => {
         expect(err).not.toHaveProperty('secretField');
       });
 
-      it('fails the job with a copy scrubbed of the secrets: BullMQ keeps its message and stack as the dead letter\'s reason', async () => {
+      it("fails the job with a copy scrubbed of the secrets: BullMQ keeps its message and stack as the dead letter's reason", async () => {
         const token = `svc_bot_3f2504e0-4f89-41d3-9a0c-0305e82c3301_${'Q'.repeat(43)}`;
         const { process } = boardWorker({
           handler: () => {
@@ -353,12 +394,14 @@ describe('inbox worker', () => {
         expect(err.message).toContain('vault said [Redacted]');
       });
 
-      it('scrubs the copy of the secrets of the board that verified it too (a resolver\'s)', async () => {
+      it("scrubs the copy of the secrets of the board that verified it too (a resolver's)", async () => {
         const boardSecret = 'the-resolved-board-secret-0123456789';
         jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
-        svcBoardWebhook({ secret: () => boardSecret, logger: memoryLog().logger, inbox: { connection: URL } }).onAny(() => {
-          throw new Error(`failed with ${boardSecret}`);
-        }).work();
+        svcBoardWebhook({ secret: () => boardSecret, logger: memoryLog().logger, inbox: { connection: URL } })
+          .onAny(() => {
+            throw new Error(`failed with ${boardSecret}`);
+          })
+          .work();
         const worker = bull.Worker.made.at(-1);
         const err = await failure(worker.processor(fakeJob(verifiedJobData('B7')), 'tok') as Promise<void>);
         expect(`${err.message}\n${err.stack}`).not.toContain(boardSecret);
@@ -378,7 +421,15 @@ describe('inbox worker', () => {
         await failure(process(fakeJob(data, { attemptsMade: 2, attempts: 4 })));
         const warn = at(log.lines, 40);
         expect(warn).toHaveLength(1);
-        expect(warn[0]).toMatchObject({ deliveryId: data.deliveryId, kind: 'task.created', attempt: 3, queue: 'retried', durationMs: 0, retryInMs: 4000, err: { code: 'E_UPSTREAM' } });
+        expect(warn[0]).toMatchObject({
+          deliveryId: data.deliveryId,
+          kind: 'task.created',
+          attempt: 3,
+          queue: 'retried',
+          durationMs: 0,
+          retryInMs: 4000,
+          err: { code: 'E_UPSTREAM' },
+        });
         expect(warn[0]).not.toHaveProperty('attempts');
         expect(at(log.lines, 30)).toEqual([]);
         expect(at(log.lines, 50)).toEqual([]);
@@ -390,7 +441,14 @@ describe('inbox worker', () => {
         await failure(process(fakeJob(data, { attemptsMade: 3, attempts: 4 })));
         const error = at(log.lines, 50);
         expect(error).toHaveLength(1);
-        expect(error[0]).toMatchObject({ deliveryId: data.deliveryId, kind: 'task.created', attempt: 4, queue: 'dead', attempts: 4, err: { code: 'E_UPSTREAM' } });
+        expect(error[0]).toMatchObject({
+          deliveryId: data.deliveryId,
+          kind: 'task.created',
+          attempt: 4,
+          queue: 'dead',
+          attempts: 4,
+          err: { code: 'E_UPSTREAM' },
+        });
         expect(error[0]).not.toHaveProperty('retryInMs');
         expect(at(log.lines, 40)).toEqual([]);
       });
@@ -409,7 +467,16 @@ describe('inbox worker', () => {
         await failure(process(fakeJob(data, { attemptsMade: 0, attempts: 2 })));
         await failure(process(fakeJob(data, { attemptsMade: 1, attempts: 2 })));
         await flush();
-        const common = { webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', outcome: 'rejected', status: 500, code: 'handler_failed', receivedAt: RECEIVED_AT, verified: true };
+        const common = {
+          webhook: 'board',
+          deliveryId: data.deliveryId,
+          kind: 'task.created',
+          outcome: 'rejected',
+          status: 500,
+          code: 'handler_failed',
+          receivedAt: RECEIVED_AT,
+          verified: true,
+        };
         expect(records).toEqual([
           { ...common, durationMs: 2, queue: 'retried', attempt: 1 },
           { ...common, durationMs: 1, queue: 'dead', attempt: 2 },
@@ -480,8 +547,30 @@ describe('inbox worker', () => {
         const job = { ...fakeJob(data, { attemptsMade: 2 }), finishedOn: NOW };
         worker.emit('failed', job, Object.assign(new Error('job stalled more than allowable limit'), { code: 'E_STALLED' }));
         await flush();
-        expect(at(log.lines, 50)).toEqual([expect.objectContaining({ deliveryId: data.deliveryId, kind: 'task.created', attempt: 2, queue: 'dead', err: expect.objectContaining({ code: 'E_STALLED' }) })]);
-        expect(records).toEqual([{ webhook: 'board', deliveryId: data.deliveryId, kind: 'task.created', outcome: 'rejected', status: 500, code: 'handler_failed', durationMs: 0, receivedAt: RECEIVED_AT, verified: true, queue: 'dead', attempt: 2 }]);
+        expect(at(log.lines, 50)).toEqual([
+          expect.objectContaining({
+            deliveryId: data.deliveryId,
+            kind: 'task.created',
+            attempt: 2,
+            queue: 'dead',
+            err: expect.objectContaining({ code: 'E_STALLED' }),
+          }),
+        ]);
+        expect(records).toEqual([
+          {
+            webhook: 'board',
+            deliveryId: data.deliveryId,
+            kind: 'task.created',
+            outcome: 'rejected',
+            status: 500,
+            code: 'handler_failed',
+            durationMs: 0,
+            receivedAt: RECEIVED_AT,
+            verified: true,
+            queue: 'dead',
+            attempt: 2,
+          },
+        ]);
       });
 
       it('tells no listener when there is none', async () => {
@@ -499,7 +588,13 @@ describe('inbox worker', () => {
         const job = { ...fakeJob(boardJobData({ sequence: 9 }), { id: 'd-dead' }), finishedOn: NOW };
         worker.emit('failed', job, new Error('stalled'));
         await flush();
-        expect(conn.calls).toEqual([{ op: 'finish', keys: ['app:board:order:B1:last', 'app:board:order:B1:pending', 'app:board:order:B1:lock'], args: ['d-dead', 9, expect.any(Number), 'app:board:', '0'] }]);
+        expect(conn.calls).toEqual([
+          {
+            op: 'finish',
+            keys: ['app:board:order:B1:last', 'app:board:order:B1:pending', 'app:board:order:B1:lock'],
+            args: ['d-dead', 9, expect.any(Number), 'app:board:', '0'],
+          },
+        ]);
         expect(queue.getJob).toHaveBeenCalledWith('d-next');
         expect(next.promote).toHaveBeenCalledTimes(1);
       });
@@ -632,7 +727,9 @@ describe('inbox worker', () => {
     function resolvingWorker(resolver: jest.Mock) {
       const log = memoryLog();
       jest.mocked(inboxConnection).mockReturnValue(fakeConnection().connection as any);
-      const board = svcBoardWebhook({ secret: resolver, logger: log.logger, inbox: { connection: URL } }).onAny((_e, ctx) => ctx.log.info({ leak: `key ${RESOLVED}` }, 'handler'));
+      const board = svcBoardWebhook({ secret: resolver, logger: log.logger, inbox: { connection: URL } }).onAny((_e, ctx) =>
+        ctx.log.info({ leak: `key ${RESOLVED}` }, 'handler'),
+      );
       board.work();
       const worker = bull.Worker.made.at(-1);
       return { log, process: (job: FakeJob) => worker.processor(job, 'tok') as Promise<void> };
@@ -922,7 +1019,10 @@ describe('inbox worker in board order', () => {
     expect((await failure(process(fakeJob(data)))).code).toBe('E_DOWN');
     await flush();
     const warnings = at(log.lines, 40).filter((l) => l.queue === undefined);
-    expect(warnings).toEqual([expect.objectContaining({ deliveryId: data.deliveryId, err: expect.objectContaining({ code: 'E_READONLY' }) }), expect.objectContaining({ deliveryId: data.deliveryId, err: expect.objectContaining({ code: 'E_READONLY' }) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({ deliveryId: data.deliveryId, err: expect.objectContaining({ code: 'E_READONLY' }) }),
+      expect.objectContaining({ deliveryId: data.deliveryId, err: expect.objectContaining({ code: 'E_READONLY' }) }),
+    ]);
     expect(records.map((r) => r.queue)).toEqual(['processed', 'retried']);
   });
 

@@ -175,7 +175,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('more', () => {
     it('close() waits for every delivery in flight, not only the first to finish', async () => {
       const { receiver, send, on } = setup();

@@ -26,7 +26,15 @@ describe('the receiver', () => {
       expect(store.release).toHaveBeenCalledWith(event.id, token);
       expect(store.commit).not.toHaveBeenCalled();
       const line = lines().find((l) => l.code === 'handler_failed' && l.outcome === 'rejected');
-      expect(line).toMatchObject({ level: 50, status: 500, code: 'handler_failed', deliveryId: event.id, kind: 'task.created', outcome: 'rejected', err: expect.any(Object) });
+      expect(line).toMatchObject({
+        level: 50,
+        status: 500,
+        code: 'handler_failed',
+        deliveryId: event.id,
+        kind: 'task.created',
+        outcome: 'rejected',
+        err: expect.any(Object),
+      });
       // A delivery whose handler failed was accepted: it is not written as a refusal.
       expect(line!.msg).not.toMatch(/refused/);
       expect((await send(requestOf(event))).status).toBe(200);
@@ -80,7 +88,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('a store that cannot record a handled delivery', () => {
     it('still answers 200 and keeps committing in the background; close() waits for it', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
@@ -105,7 +112,6 @@ describe('the receiver', () => {
       await commitRetriedBeforeClose(setup());
     });
   });
-
 
   describe('close()', () => {
     it('resolves at once with nothing in flight, and later requests are answered 503 shutting_down unread', async () => {
@@ -150,7 +156,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('a fault of its own', () => {
     it('a logger that throws: answered 500 internal_error, and nothing stays in flight', async () => {
       const throwing = pino({ level: 'info' }, { write: () => void 0 });
@@ -173,7 +178,6 @@ describe('the receiver', () => {
       expect(errorHandler.mock.calls[0][0].cause).toBe(thrown);
     });
   });
-
 
   describe('observers', () => {
     it('a listener or error handler that throws or rejects is logged, never raised', async () => {
@@ -200,8 +204,21 @@ describe('the receiver', () => {
         const chunks: string[] = [];
         const logger = pino({ level: 'info' }, { write: (s: string) => void chunks.push(s) });
         const config = settings({ secret, logger, now: () => NOW }, 'board');
-        const broken = { ...config, logger: Object.assign(Object.create(config.logger) as pino.Logger, { error: () => { throw new Error('logger broke'); } }) };
-        const failing = boardReceiver(broken, { listeners: [() => { throw new Error('listener broke'); }] });
+        const broken = {
+          ...config,
+          logger: Object.assign(Object.create(config.logger) as pino.Logger, {
+            error: () => {
+              throw new Error('logger broke');
+            },
+          }),
+        };
+        const failing = boardReceiver(broken, {
+          listeners: [
+            () => {
+              throw new Error('listener broke');
+            },
+          ],
+        });
         expect((await failing.receive(requestOf(), accessOf())).status).toBe(200);
         await settle();
         expect(unhandled).not.toHaveBeenCalled();
@@ -213,13 +230,15 @@ describe('the receiver', () => {
 
     it('every listener and error handler is told, in turn', async () => {
       const told: string[] = [];
-      const { send } = setup({ listeners: [() => void told.push('l1'), () => void told.push('l2')], errorHandlers: [() => void told.push('e1'), () => void told.push('e2')] });
+      const { send } = setup({
+        listeners: [() => void told.push('l1'), () => void told.push('l2')],
+        errorHandlers: [() => void told.push('e1'), () => void told.push('e2')],
+      });
       await send(requestOf(boardEvent('task.created'), { 'content-type': 'text/plain' }));
       await settle();
       expect(told).toEqual(['l1', 'l2', 'e1', 'e2']);
     });
   });
-
 
   describe('refusals in the log', () => {
     it("the sender's (or a forger's) doing: one warn line with what the request claimed, no stack", async () => {
@@ -227,7 +246,12 @@ describe('the receiver', () => {
       const event = boardEvent('task.created');
       await send(requestOf(event, {}, 'a-forged-secret-0123456789abcdef'));
       const line = lines().find((l) => l.code === 'signature_mismatch');
-      expect(line).toMatchObject({ level: 40, status: 401, outcome: 'rejected', unverified: { deliveryId: event.id, event: 'task.created', boardId: event.board.id } });
+      expect(line).toMatchObject({
+        level: 40,
+        status: 401,
+        outcome: 'rejected',
+        unverified: { deliveryId: event.id, event: 'task.created', boardId: event.board.id },
+      });
       expect(line).not.toHaveProperty('err');
     });
 
@@ -237,8 +261,12 @@ describe('the receiver', () => {
         throw new Error('down');
       });
       await send();
-      expect(lines().find((l) => l.code === 'store_unavailable')).toMatchObject({ level: 50, status: 503, outcome: 'rejected', err: expect.objectContaining({ code: 'store_unavailable' }) });
+      expect(lines().find((l) => l.code === 'store_unavailable')).toMatchObject({
+        level: 50,
+        status: 503,
+        outcome: 'rejected',
+        err: expect.objectContaining({ code: 'store_unavailable' }),
+      });
     });
   });
-
 });

@@ -70,7 +70,10 @@ export function recordingStore() {
 }
 
 /** The board webhook's receiver over `config`, as svcBoardWebhook assembles it. */
-export function boardReceiver(config: Settings, parts: Omit<Setup, 'options'> & { byType?: HandlerRegistry<BoardHandler<never>>; any?: BoardHandler<never>[] } = {}) {
+export function boardReceiver(
+  config: Settings,
+  parts: Omit<Setup, 'options'> & { byType?: HandlerRegistry<BoardHandler<never>>; any?: BoardHandler<never>[] } = {},
+) {
   const protocol = {
     webhook: 'board' as const,
     schema: 'board' as const,
@@ -78,7 +81,14 @@ export function boardReceiver(config: Settings, parts: Omit<Setup, 'options'> & 
     check: boardDelivery,
     route: boardRoute({ byType: parts.byType ?? new HandlerRegistry(), any: parts.any ?? [] }),
   };
-  const report = new DeliveryReport({ webhook: 'board', logger: config.logger, lineLogger: config.lineLogger, listeners: parts.listeners ?? [], errorHandlers: parts.errorHandlers ?? [], now: config.now });
+  const report = new DeliveryReport({
+    webhook: 'board',
+    logger: config.logger,
+    lineLogger: config.lineLogger,
+    listeners: parts.listeners ?? [],
+    errorHandlers: parts.errorHandlers ?? [],
+    now: config.now,
+  });
   return new Receiver({ protocol, settings: config, report, handoff: parts.handoff });
 }
 

@@ -104,7 +104,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('tracing', () => {
     function trace() {
       mockTrace = { carrier: jest.fn(() => ({ traceparent: '00-aa-bb-01' })), handlers: jest.fn((calls: unknown[]) => calls), end: jest.fn() };
@@ -130,7 +129,14 @@ describe('the receiver', () => {
       const t = trace();
       const { send } = setup();
       await send(requestOf(boardEvent('task.created'), { 'content-type': 'text/plain' }));
-      expect(t.end).toHaveBeenCalledWith({ outcome: 'rejected', status: 415, code: 'unsupported_media_type', message: expect.any(String), deliveryId: undefined, kind: undefined });
+      expect(t.end).toHaveBeenCalledWith({
+        outcome: 'rejected',
+        status: 415,
+        code: 'unsupported_media_type',
+        message: expect.any(String),
+        deliveryId: undefined,
+        kind: undefined,
+      });
     });
 
     it("hands the receive span's context over to the inbox", async () => {
@@ -138,8 +144,9 @@ describe('the receiver', () => {
       const handoff = jest.fn(async () => undefined);
       const { send } = setup({ handoff });
       await send();
-      expect(handoff.mock.calls[0]).toEqual([{ delivery: expect.anything(), body: expect.anything(), request: expect.anything(), receivedAt: NOW, trace: { traceparent: '00-aa-bb-01' } }]);
+      expect(handoff.mock.calls[0]).toEqual([
+        { delivery: expect.anything(), body: expect.anything(), request: expect.anything(), receivedAt: NOW, trace: { traceparent: '00-aa-bb-01' } },
+      ]);
     });
   });
-
 });

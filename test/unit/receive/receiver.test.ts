@@ -61,7 +61,11 @@ describe('the receiver', () => {
       await send(requestOf(event));
       expect(await send(requestOf(event))).toEqual({ status: 200, body: '{"ok":true,"duplicate":true}' });
       expect(handler).toHaveBeenCalledTimes(1);
-      expect(lines().filter((l) => l.msg === 'delivery received').map((l) => l.outcome)).toEqual(['handled', 'duplicate']);
+      expect(
+        lines()
+          .filter((l) => l.msg === 'delivery received')
+          .map((l) => l.outcome),
+      ).toEqual(['handled', 'duplicate']);
       expect(lines().filter((l) => l.msg === 'delivery received')[1]).not.toHaveProperty('queue');
     });
 
@@ -131,7 +135,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('a refused request', () => {
     it.each([
       ['a Content-Type that is not JSON', { 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
@@ -154,7 +157,7 @@ describe('the receiver', () => {
       expect(codeOf(answer)).toBe('signature_mismatch');
     });
 
-    it('whose body could not be read is answered with the reader\'s refusal', async () => {
+    it("whose body could not be read is answered with the reader's refusal", async () => {
       const { receiver } = setup();
       const access = accessOf(async () => {
         throw new SvcWebhookError('body_too_large', 'too large');
@@ -164,7 +167,14 @@ describe('the receiver', () => {
     });
 
     it.each([
-      ['a forged body: unverified, its bytes kept, nothing parsed', (e: object) => requestOf(e, {}, 'a-forged-secret-0123456789abcdef'), 401, 'signature_mismatch', false, false],
+      [
+        'a forged body: unverified, its bytes kept, nothing parsed',
+        (e: object) => requestOf(e, {}, 'a-forged-secret-0123456789abcdef'),
+        401,
+        'signature_mismatch',
+        false,
+        false,
+      ],
       ['a body that is not JSON: verified, its bytes kept, nothing parsed', () => requestOf('{"id":'), 400, 'invalid_json', true, false],
     ])('is recorded for the listeners: %s', async (_what, make, status, code, verified, named) => {
       const listener = jest.fn();
@@ -204,7 +214,6 @@ describe('the receiver', () => {
     });
   });
 
-
   describe('the schema', () => {
     const offSchema = () => boardEvent('task.created', { task: { title: 42 as unknown as string } });
 
@@ -220,7 +229,14 @@ describe('the receiver', () => {
       expect([answer.status, codeOf(answer)]).toEqual([400, 'schema_violation']);
       expect(handler).not.toHaveBeenCalled();
       const record = listener.mock.calls[0][0] as DeliveryRecord;
-      expect(record).toMatchObject({ outcome: 'rejected', code: 'schema_violation', deliveryId: event.id, kind: 'task.created', verified: true, payload: event });
+      expect(record).toMatchObject({
+        outcome: 'rejected',
+        code: 'schema_violation',
+        deliveryId: event.id,
+        kind: 'task.created',
+        verified: true,
+        payload: event,
+      });
       expect(record.problems).toContainEqual({ path: '/task/title', message: expect.any(String) });
       expect(errorHandler.mock.calls[0][1]).toMatchObject({ deliveryId: event.id, kind: 'task.created' });
     });
@@ -256,7 +272,13 @@ describe('the receiver', () => {
       expect((await send(requestOf(offSchema()))).status).toBe(200);
       expect(handler).toHaveBeenCalledTimes(1);
       const warned = lines().filter((l) => l.level === 40);
-      expect(warned).toEqual([expect.objectContaining({ url: '/webhooks/board?q=1', problems: expect.arrayContaining([expect.objectContaining({ path: '/task/title' })]), err: expect.objectContaining({ code: 'schema_violation' }) })]);
+      expect(warned).toEqual([
+        expect.objectContaining({
+          url: '/webhooks/board?q=1',
+          problems: expect.arrayContaining([expect.objectContaining({ path: '/task/title' })]),
+          err: expect.objectContaining({ code: 'schema_violation' }),
+        }),
+      ]);
     });
 
     it('under warn: an event on the schema is handled without a warning', async () => {
@@ -265,7 +287,6 @@ describe('the receiver', () => {
       expect(lines().filter((l) => l.level === 40)).toEqual([]);
     });
   });
-
 
   describe('the de-dup claim', () => {
     it('held by an earlier attempt still running: 409 delivery_in_progress, retry after the handler timeout in whole seconds', async () => {
@@ -305,11 +326,9 @@ describe('the receiver', () => {
     });
   });
 
-
   it('answers on the path it was configured with', () => {
     const { receiver } = setup({ options: { path: '/hooks/svc' } });
     expect(receiver.path).toBe('/hooks/svc');
     expect(receiver.pattern.path).toBe('/hooks/svc');
   });
-
 });

@@ -35,7 +35,10 @@ describe('the inbox worker watchdog', () => {
   });
 
   it('leaves alone a worker whose queue is empty, one that is running handlers, and one that took a job lately', async () => {
-    for (const [change, tick] of [[{ waiting: 0 }, () => undefined], [{ busy: true }, () => undefined]] as const) {
+    for (const [change, tick] of [
+      [{ waiting: 0 }, () => undefined],
+      [{ busy: true }, () => undefined],
+    ] as const) {
       const { state, dog } = watched(change);
       tick();
       await jest.advanceTimersByTimeAsync(10_000);

@@ -59,6 +59,14 @@ describe('the board route', () => {
   it('gives the handlers a board context: webhook, type, event, timestamp, sequence and the verified board', () => {
     const route = boardRoute(handlers());
     const delivery = delivered();
-    expect(contextOf(route, delivery)).toMatchObject({ webhook: 'board', type: 'task.created', event: delivery.event, timestamp: TS, sequence: 7, deliveryId: ID, boardId: 'b-1' });
+    expect(contextOf(route, delivery)).toMatchObject({
+      webhook: 'board',
+      type: 'task.created',
+      event: delivery.event,
+      timestamp: TS,
+      sequence: 7,
+      deliveryId: ID,
+      boardId: 'b-1',
+    });
   });
 });

@@ -13,7 +13,13 @@ function handlers(): BotHandlers {
 }
 
 function update(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: ID, botUserId: 'bot-1', createdAt: new Date(NOW - 1000).toISOString(), event: { messageCreate: { workspaceId: 'w', message: { id: 'm1', text: 'hi' } } }, ...overrides };
+  return {
+    id: ID,
+    botUserId: 'bot-1',
+    createdAt: new Date(NOW - 1000).toISOString(),
+    event: { messageCreate: { workspaceId: 'w', message: { id: 'm1', text: 'hi' } } },
+    ...overrides,
+  };
 }
 
 function deliveryOf(payload: Record<string, unknown>): BotDelivery {

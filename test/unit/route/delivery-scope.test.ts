@@ -77,8 +77,10 @@ describe("a handler's delivery context", () => {
   });
 
   describe('transaction', () => {
-    it('runs the work in the store\'s transaction, under the delivery id and the claim token', async () => {
-      const transaction = jest.fn(async (_id: string, _token: string, work: (tx: never) => unknown) => work('tx' as never)) as unknown as NonNullable<DeliveryStore['transaction']>;
+    it("runs the work in the store's transaction, under the delivery id and the claim token", async () => {
+      const transaction = jest.fn(async (_id: string, _token: string, work: (tx: never) => unknown) => work('tx' as never)) as unknown as NonNullable<
+        DeliveryStore['transaction']
+      >;
       const ctx = scope();
       DeliveryScope.bindClaim(ctx, { store: storeWith(transaction), token: 'tok', handlers: 1 });
       await expect(ctx.transaction(async (tx) => `done with ${String(tx)}`)).resolves.toBe('done with tx');
@@ -120,7 +122,10 @@ describe("a handler's delivery context", () => {
 describe('the request a handler sees', () => {
   const node = { method: 'POST' } as unknown as IncomingMessage;
   function accessFor() {
-    return { nodeRequest: jest.fn(() => node), fetchRequest: jest.fn(() => new Request('http://localhost/x', { method: 'POST' })) } as unknown as RequestAccess<never> & { fetchRequest: jest.Mock; nodeRequest: jest.Mock };
+    return {
+      nodeRequest: jest.fn(() => node),
+      fetchRequest: jest.fn(() => new Request('http://localhost/x', { method: 'POST' })),
+    } as unknown as RequestAccess<never> & { fetchRequest: jest.Mock; nodeRequest: jest.Mock };
   }
 
   it('is the Node request and a Fetch request, read from the source through its access; the Fetch request is made once', () => {

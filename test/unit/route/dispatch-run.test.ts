@@ -44,7 +44,10 @@ describe('running the handlers of a delivery', () => {
     const a = new Error('a');
     const b = new Error('b');
     const c = new Error('c');
-    const result = (await runHandlers([() => rejected(b), fail(a), () => Promise.resolve(), () => rejected(c)], 1000, jest.fn())) as Extract<RunResult, { state: 'failed' }>;
+    const result = (await runHandlers([() => rejected(b), fail(a), () => Promise.resolve(), () => rejected(c)], 1000, jest.fn())) as Extract<
+      RunResult,
+      { state: 'failed' }
+    >;
     expect(result.state).toBe('failed');
     expect(result.error).toBeInstanceOf(AggregateError);
     expect((result.error as AggregateError).errors).toEqual([a, b, c]);
@@ -54,7 +57,9 @@ describe('running the handlers of a delivery', () => {
     fake();
     const onDeadline = jest.fn();
     let settled: RunResult | undefined;
-    void Promise.resolve(runHandlers([() => new Promise((r) => setTimeout(r, 10)), () => new Promise((r) => setTimeout(r, 20))], 1000, onDeadline)).then((r) => (settled = r));
+    void Promise.resolve(runHandlers([() => new Promise((r) => setTimeout(r, 10)), () => new Promise((r) => setTimeout(r, 20))], 1000, onDeadline)).then(
+      (r) => (settled = r),
+    );
     await jest.advanceTimersByTimeAsync(19);
     expect(settled).toBeUndefined();
     await jest.advanceTimersByTimeAsync(1);
@@ -65,7 +70,10 @@ describe('running the handlers of a delivery', () => {
   });
 
   it('that return any thenable: waits for it', async () => {
-    const thenable = { then: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void rejected(new Error('late')).then(resolve, reject) };
+    const thenable = {
+      // oxlint-disable-next-line unicorn/no-thenable -- a handler may return any thenable, not only a Promise
+      then: (resolve: (v: unknown) => void, reject: (e: unknown) => void) => void rejected(new Error('late')).then(resolve, reject),
+    };
     expect(await runHandlers([() => thenable], 1000, jest.fn())).toEqual({ state: 'failed', error: new Error('late') });
   });
 

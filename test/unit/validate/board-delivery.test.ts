@@ -8,7 +8,15 @@ const TS = NOW / 1000;
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 function event(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: ID, type: 'task.created', createdAt: '2026-03-01T12:00:00.000Z', sequence: 7, board: { id: 'b-1', name: 'B' }, task: { id: 't1' }, ...overrides };
+  return {
+    id: ID,
+    type: 'task.created',
+    createdAt: '2026-03-01T12:00:00.000Z',
+    sequence: 7,
+    board: { id: 'b-1', name: 'B' },
+    task: { id: 't1' },
+    ...overrides,
+  };
 }
 
 /** Verified with one secret for the webhook, or with the secrets of `by`. */
@@ -22,7 +30,16 @@ function check(payload: unknown, headers: Record<string, string> = {}, verified:
 describe('the checks of a verified board event', () => {
   it('give its id, type, the event, the verified timestamp and sequence, the verifying board and the board it is for', () => {
     const payload = event();
-    expect(check(payload, {}, by('b-1'))).toEqual({ id: ID, kind: 'task.created', payload, event: payload, timestamp: TS, sequence: 7, verifiedBy: 'b-1', boardId: 'b-1' });
+    expect(check(payload, {}, by('b-1'))).toEqual({
+      id: ID,
+      kind: 'task.created',
+      payload,
+      event: payload,
+      timestamp: TS,
+      sequence: 7,
+      verifiedBy: 'b-1',
+      boardId: 'b-1',
+    });
     expect(check(event())).toMatchObject({ verifiedBy: undefined, boardId: 'b-1' });
   });
 
@@ -61,9 +78,14 @@ describe('the checks of a verified board event', () => {
   });
 
   describe('bind the nested references to the board (one board admin cannot speak for another board)', () => {
-    const real = () => boardEvent('task.created') as unknown as Record<string, unknown> & { board: { id: string; key: string }; task: Record<string, unknown>; workspace_id: string };
+    const real = () =>
+      boardEvent('task.created') as unknown as Record<string, unknown> & {
+        board: { id: string; key: string };
+        task: Record<string, unknown>;
+        workspace_id: string;
+      };
 
-    it.each(['task.created', 'task.updated', 'task.moved_in', 'task.moved_out', 'task.comment.created', 'ping'] as const)('accept svc\'s own %s', (type) => {
+    it.each(['task.created', 'task.updated', 'task.moved_in', 'task.moved_out', 'task.comment.created', 'ping'] as const)("accept svc's own %s", (type) => {
       const payload = boardEvent(type) as unknown as { board: { id: string } };
       expect(check(payload, {}, by(payload.board.id)).boardId).toBe(payload.board.id);
     });
@@ -130,7 +152,25 @@ describe('the sequence number', () => {
     expect(sequenceNumber(value)).toBe(expected);
   });
 
-  it.each([[-1], [1.5], [Number.NaN], [null], [''], ['0x1f'], ['1e3'], ['+7'], ['-1'], [' 7'], ['7 '], ['1000000000000000'], [2 ** 53], [true], [[7]], [undefined], [Infinity]])('%p is none', (value) => {
+  it.each([
+    [-1],
+    [1.5],
+    [Number.NaN],
+    [null],
+    [''],
+    ['0x1f'],
+    ['1e3'],
+    ['+7'],
+    ['-1'],
+    [' 7'],
+    ['7 '],
+    ['1000000000000000'],
+    [2 ** 53],
+    [true],
+    [[7]],
+    [undefined],
+    [Infinity],
+  ])('%p is none', (value) => {
     expect(sequenceNumber(value)).toBeUndefined();
   });
 });

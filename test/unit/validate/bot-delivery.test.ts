@@ -10,7 +10,13 @@ const BOT = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
 const FIXED: Verified = { by: undefined };
 
 function update(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: ID, botUserId: 'bot-1', createdAt: new Date(NOW - 1000).toISOString(), event: { messageCreate: { workspaceId: 'w', message: { id: 'm1', text: 'hi' } } }, ...overrides };
+  return {
+    id: ID,
+    botUserId: 'bot-1',
+    createdAt: new Date(NOW - 1000).toISOString(),
+    event: { messageCreate: { workspaceId: 'w', message: { id: 'm1', text: 'hi' } } },
+    ...overrides,
+  };
 }
 
 function check(payload: unknown, headers: Record<string, string> = {}, verified: Verified = FIXED, nowMs = NOW) {
@@ -20,7 +26,15 @@ function check(payload: unknown, headers: Record<string, string> = {}, verified:
 describe('the checks of a verified bot update', () => {
   it('give its id, its kind (the one member of `event`), that member as data, the whole update and its bot', () => {
     const payload = update();
-    expect(check(payload)).toEqual({ id: ID, kind: 'messageCreate', payload, update: payload, data: (payload.event as Record<string, unknown>).messageCreate, verifiedBy: undefined, botId: 'bot-1' });
+    expect(check(payload)).toEqual({
+      id: ID,
+      kind: 'messageCreate',
+      payload,
+      update: payload,
+      data: (payload.event as Record<string, unknown>).messageCreate,
+      verifiedBy: undefined,
+      botId: 'bot-1',
+    });
   });
 
   it('give its id in canonical form, matched against X-Svc-Delivery in that form', () => {

@@ -33,16 +33,24 @@ describe('the schema policy', () => {
     const rootRefusal = schemaRefusal('bot', 'not an object', 'reject', undefined)!;
     expect((rootRefusal.details as SchemaProblem[])[0]!.path).toBe('/');
     const errors = Array.from({ length: 7 }, (_, i) => ({ instancePath: `/p${i}`, keyword: 'type', message: 'must be string', schemaPath: '', params: {} }));
-    const found = schemaProblems(Object.assign(() => false, { errors }), {});
+    const found = schemaProblems(
+      Object.assign(() => false, { errors }),
+      {},
+    );
     expect(found.map((p) => p.path)).toEqual(['/p0', '/p1', '/p2', '/p3', '/p4']);
   });
 
   it('finds no problems when a failed check leaves no errors', () => {
-    expect(schemaProblems(Object.assign(() => false, { errors: null }), {})).toEqual([]);
+    expect(
+      schemaProblems(
+        Object.assign(() => false, { errors: null }),
+        {},
+      ),
+    ).toEqual([]);
     expect(schemaProblems(() => false, {})).toEqual([]);
   });
 
-  it('describes a problem by ajv\'s message, or by the failed keyword when there is none', () => {
+  it("describes a problem by ajv's message, or by the failed keyword when there is none", () => {
     const validate = Object.assign(() => false, {
       errors: [
         { instancePath: '/a', keyword: 'type', message: 'must be string', schemaPath: '', params: {} },

@@ -44,7 +44,11 @@ describe('equalBytes, the constant-time comparison of MACs', () => {
         get(target, key, receiver) {
           if (typeof key === 'string' && /^\d+$/.test(key)) count++;
           const value = Reflect.get(target, key, target) as unknown;
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value === undefined ? Reflect.get(target, key, receiver) : value;
+          return typeof value === 'function'
+            ? (value as (...a: unknown[]) => unknown).bind(target)
+            : value === undefined
+              ? Reflect.get(target, key, receiver)
+              : value;
         },
       });
       equalBytes(counted, other);

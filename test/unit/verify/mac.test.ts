@@ -54,9 +54,14 @@ describe.each<[string, () => Mac, boolean]>([
   it('agrees with node:crypto on any secret and body', async () => {
     const m = make();
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 16, maxLength: 64 }), fc.uint8Array({ maxLength: 300 }), fc.string({ maxLength: 12 }), async (s, body, prefix) => {
-        expect(await m.signedByAny([m.key(utf8(s))], hmac(s, prefix, body), [prefix, body])).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.string({ minLength: 16, maxLength: 64 }),
+        fc.uint8Array({ maxLength: 300 }),
+        fc.string({ maxLength: 12 }),
+        async (s, body, prefix) => {
+          expect(await m.signedByAny([m.key(utf8(s))], hmac(s, prefix, body), [prefix, body])).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -154,7 +159,6 @@ describe('a runtime with neither node:crypto nor WebCrypto', () => {
   it('cannot verify: the secret option is refused at setup with a TypeError', () => {
     withoutNodeCrypto(() => {
       jest.isolateModules(() => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { secretKeys } = require('../../../src/verify/secret-keys') as typeof import('../../../src/verify/secret-keys');
         expect(() => secretKeys('the-webhook-secret-0123456789')).toThrow(TypeError);
       });

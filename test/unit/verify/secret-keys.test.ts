@@ -14,6 +14,7 @@ describe('the secret option', () => {
     ['15 characters', 's'.repeat(15), RangeError],
     ['257 characters', 's'.repeat(257), RangeError],
     ['an empty list', [], TypeError],
+    // oxlint-disable-next-line no-loss-of-precision -- an unsafe integer is the bad input here
     ['a number', 12345678901234567, TypeError],
     ['a list holding a number', ['s'.repeat(16), 7], TypeError],
     ['undefined', undefined, TypeError],
@@ -21,7 +22,7 @@ describe('the secret option', () => {
     expect(() => secretKeys(secret)).toThrow(type);
   });
 
-  it('signs with the secret\'s UTF-8 bytes', async () => {
+  it("signs with the secret's UTF-8 bytes", async () => {
     const secret = 'sécret-with-ünïcode';
     const keys = secretKeys(secret);
     const claimed = createHmac('sha256', Buffer.from(secret, 'utf8')).update('ab').digest();

@@ -78,10 +78,26 @@ describe('SecretLookup', () => {
   it.each([
     ['a number', () => 42 as unknown as string],
     ['a list holding a short secret', () => [SECRET, 'short']],
-    ['a synchronous throw', () => {
-      throw new Error('no');
-    }],
-    ['a rejection with a hostile value', () => Promise.reject(new Proxy({}, { get: () => { throw new Error('trap'); } }))],
+    [
+      'a synchronous throw',
+      () => {
+        throw new Error('no');
+      },
+    ],
+    [
+      'a rejection with a hostile value',
+      () =>
+        Promise.reject(
+          new Proxy(
+            {},
+            {
+              get: () => {
+                throw new Error('trap');
+              },
+            },
+          ),
+        ),
+    ],
   ])('answers secret_unavailable for %s', async (_what, resolve) => {
     const { lookup } = lookupWith(resolve as () => SecretAnswer);
     expect(await codeOf(() => lookup.keysFor('a'))).toBe('secret_unavailable');
@@ -153,7 +169,11 @@ describe('SecretLookup when the resolver throws', () => {
     await lookup.keysFor('known');
     expect(await codeOf(() => lookup.keysFor('broken'))).toBe('secret_unavailable');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ boardId: 'broken', code: 'secret_unavailable', err: { type: 'Error', message: 'the vault refused: its last answer was [Redacted]' } });
+    expect(lines[0]).toMatchObject({
+      boardId: 'broken',
+      code: 'secret_unavailable',
+      err: { type: 'Error', message: 'the vault refused: its last answer was [Redacted]' },
+    });
     expect(JSON.stringify(lines[0])).not.toContain(SECRET);
     expect((lines[0]!.err as { stack: string }).stack).toContain('[Redacted]');
   });
@@ -238,7 +258,7 @@ describe('bodyBoardId (the claimed board, from a whole parse of the unverified b
 });
 
 describe('SecretLookup on a clock', () => {
-  it('keeps a known board\'s secrets for the ttl, and asks again once it has passed', async () => {
+  it("keeps a known board's secrets for the ttl, and asks again once it has passed", async () => {
     let now = 0;
     const calls: string[] = [];
     const resolve = (id: string) => {
@@ -254,7 +274,6 @@ describe('SecretLookup on a clock', () => {
     await lookup.keysFor('a');
     expect(calls).toEqual(['a', 'a']);
   });
-
 
   it('keeps "unknown" for the unknownTtl, and asks again once it has passed', async () => {
     let now = 0;
@@ -408,7 +427,15 @@ describe('SecretLookup under requests that each claim a fresh id (anyone can sen
     const state = { now: 1_000_000 };
     const lines: Record<string, unknown>[] = [];
     const logger = pino({ level: 'error' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
-    const lookup = new SecretLookup({ resolve: () => { throw new Error('the vault is down'); }, webhook: 'board', options: secretLookupSettings({}), logger, now: () => state.now });
+    const lookup = new SecretLookup({
+      resolve: () => {
+        throw new Error('the vault is down');
+      },
+      webhook: 'board',
+      options: secretLookupSettings({}),
+      logger,
+      now: () => state.now,
+    });
     for (let i = 0; i < 600; i++) expect(await codeOf(() => lookup.keysFor(`fresh-${i}`))).toBe('secret_unavailable');
     expect(lines).toHaveLength(MAX_FAILURE_LINES);
     state.now += FAILURE_LOG_INTERVAL_MS;
@@ -436,7 +463,7 @@ describe('SecretLookup under requests that each claim a fresh id (anyone can sen
 });
 
 describe('SecretLookup keeps', () => {
-  it('every secret of an answer, for the handlers\' loggers to drop', async () => {
+  it("every secret of an answer, for the handlers' loggers to drop", async () => {
     const other = 'another-secret-of-sixteen';
     const { lookup } = lookupWith((id) => (id === 'two' ? [SECRET, other] : SECRET));
     await lookup.keysFor('two');
@@ -471,4 +498,3 @@ describe('SecretLookup keeps', () => {
     await Promise.all([second, third]);
   });
 });
-

@@ -28,7 +28,14 @@ function botAccepts(secret: string, header: string | string[], body: Buffer): bo
 
 function boardAccepts(secret: string, signature: string, timestamp: string, body: Buffer): boolean {
   try {
-    const sig = readBoardSignature(requestWith([['X-Svc-Signature', signature], ['X-Svc-Timestamp', timestamp]]), 300, NOW);
+    const sig = readBoardSignature(
+      requestWith([
+        ['X-Svc-Signature', signature],
+        ['X-Svc-Timestamp', timestamp],
+      ]),
+      300,
+      NOW,
+    );
     verifyBoardSignature(secretKeys(secret), sig, body);
     return true;
   } catch (err) {

@@ -14,7 +14,7 @@ function contextOf(store: DeliveryStore, deliveryId = 'd1') {
 }
 
 describe('deliveryDoneSql', () => {
-  it('is the PostgreSQL store\'s done mark for the delivery and its claim\'s token, sending nothing itself', async () => {
+  it("is the PostgreSQL store's done mark for the delivery and its claim's token, sending nothing itself", async () => {
     const { pool, sent } = fakePool();
     const store = postgresStore({ pool, retentionMs: 90_000 });
     try {
@@ -46,7 +46,7 @@ describe('deliveryDoneSql', () => {
     }
   });
 
-  it('is refused once the delivery\'s one transaction was taken', async () => {
+  it("is refused once the delivery's one transaction was taken", async () => {
     const { pool } = fakePool();
     const store = postgresStore({ pool });
     try {

@@ -49,7 +49,7 @@ describe('verifyBoardDelivery', () => {
       }
       return d.type === 'task.created' ? d.event.task.title : undefined;
     };
-    expect(narrow((await verifyBoardDelivery(boardInput(boardEvent('task.created', { task: { title: 'T' } })))))).toBe('T');
+    expect(narrow(await verifyBoardDelivery(boardInput(boardEvent('task.created', { task: { title: 'T' } }))))).toBe('T');
   });
 
   it('a type this version does not know is verified, with known: false and its event typed as the exported BoardUnknownEvent', async () => {
@@ -227,7 +227,12 @@ describe('verifyBotDelivery', () => {
         'delivery_expired',
         401,
       ],
-      ['a body over the limit', () => ({ ...input(botUpdate('taskCreate', { note: 'x'.repeat(300 * 1024) } as never)), maxBodyBytes: 256 * 1024 }), 'body_too_large', 413],
+      [
+        'a body over the limit',
+        () => ({ ...input(botUpdate('taskCreate', { note: 'x'.repeat(300 * 1024) } as never)), maxBodyBytes: 256 * 1024 }),
+        'body_too_large',
+        413,
+      ],
       ['invalid JSON', () => input('{"id":'), 'invalid_json', 400],
       ['a constructor key', () => input({ ...botUpdate('taskCreate'), constructor: { x: 1 } }), 'forbidden_key', 400],
       ['an id that differs from X-Svc-Delivery', () => input(botUpdate('taskCreate'), { 'X-Svc-Delivery': randomUUID() }), 'delivery_id_mismatch', 400],
@@ -294,7 +299,10 @@ describe('the input of the standalone verifiers', () => {
   it('refuses a timestamp sent twice as timestamp_malformed, even when both are the same', async () => {
     const ok = input();
     const timestamp = ok.headers['X-Svc-Timestamp']!;
-    expect(await refusal(() => verifyBoardDelivery({ ...ok, headers: { ...ok.headers, 'X-Svc-Timestamp': `${timestamp}, ${timestamp}` } }))).toEqual({ code: 'timestamp_malformed', status: 401 });
+    expect(await refusal(() => verifyBoardDelivery({ ...ok, headers: { ...ok.headers, 'X-Svc-Timestamp': `${timestamp}, ${timestamp}` } }))).toEqual({
+      code: 'timestamp_malformed',
+      status: 401,
+    });
   });
 
   it('skips the schema under schemaPolicy skip', async () => {
@@ -311,7 +319,10 @@ describe('a signature header with anything around the signature', () => {
   ])('is malformed with text %s it, even when the MAC itself is right', async (_where, wrap) => {
     const board = boardInput(boardEvent('ping'));
     const boardHeader = board.headers['X-Svc-Signature']!;
-    expect(await refusal(() => verifyBoardDelivery({ ...board, headers: { ...board.headers, 'X-Svc-Signature': wrap(boardHeader) } }))).toEqual({ code: 'signature_malformed', status: 401 });
+    expect(await refusal(() => verifyBoardDelivery({ ...board, headers: { ...board.headers, 'X-Svc-Signature': wrap(boardHeader) } }))).toEqual({
+      code: 'signature_malformed',
+      status: 401,
+    });
     const bot = signBotUpdate(botUpdate('taskCreate'), { secret });
     const botHeaders: Record<string, string> = { ...bot.headers, 'X-Svc-Signature': wrap(bot.headers['X-Svc-Signature']!) };
     expect(await refusal(() => verifyBotDelivery({ body: bot.body, headers: botHeaders, secret }))).toEqual({ code: 'signature_malformed', status: 401 });

@@ -28,8 +28,7 @@ jest.mock('../../../src/inbox/redis-connection', () => ({ requireQueuePackages: 
 const inbox = { connection: 'redis://inbox', prefix: 'svc-webhooks' } as InboxSettings;
 const logger = { the: 'logger' };
 const lookup = jest.fn();
-const config = (withInbox: boolean) =>
-  ({ ...(withInbox ? { inbox } : {}), logger, abandonAfterMs: 12_345, secrets: { lookup } }) as unknown as Settings;
+const config = (withInbox: boolean) => ({ ...(withInbox ? { inbox } : {}), logger, abandonAfterMs: 12_345, secrets: { lookup } }) as unknown as Settings;
 const protocol = { webhook: 'bot' } as WebhookProtocol<unknown, Delivery>;
 const jobs: JobSource<Delivery> = { jobOf: jest.fn() };
 const report = { the: 'report' } as unknown as DeliveryReport;
@@ -40,7 +39,7 @@ beforeEach(() => {
   jest.clearAllMocks();
 });
 
-describe('a webhook\'s inbox', () => {
+describe("a webhook's inbox", () => {
   describe('with the inbox option', () => {
     it('checks at setup that the queue packages are installed', () => {
       inboxOf(config(true), jobs);

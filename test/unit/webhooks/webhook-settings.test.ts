@@ -61,7 +61,10 @@ describe('settings: the de-dup store a webhook gets', () => {
 
     it.each([
       ['store: memoryStore()', () => memoryStore()],
-      ['a store of its own', () => ({ claim: () => ({ state: 'claimed', token: 't' }), commit: () => undefined, release: () => undefined }) as unknown as DeliveryStore],
+      [
+        'a store of its own',
+        () => ({ claim: () => ({ state: 'claimed', token: 't' }), commit: () => undefined, release: () => undefined }) as unknown as DeliveryStore,
+      ],
     ])('says nothing when the user passes %s', (_what, store) => {
       const { logger, warnings } = logged();
       withoutNode(() => svcBoardWebhook({ secret, logger, store: store() }));
