@@ -13,9 +13,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { counts, mergedReports, score, UNDETECTED } from './mutation-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RECORD = join(root, 'test/mutation/mutated-files.json');
@@ -72,12 +73,44 @@ if (changed.length === 0) {
   process.exit(0);
 }
 console.log(`mutate-changed: ${changed.join(', ')}`);
-// As the whole-core run that made the record: static mutants (module-level code, which every test
-// covers) left out, for they take most of a run's time; four runners on two cores, as a runner
-// waiting out a timeout uses no CPU.
-const run = spawnSync(
-  'npx',
-  ['stryker', 'run', '--ignoreStatic', '--concurrency', '4', '--incrementalFile', 'reports/mutation/changed-incremental.json', '--mutate', changed.join(',')],
-  { cwd: root, stdio: 'inherit' },
-);
-process.exit(run.status ?? 1);
+process.exit(mutate(changed));
+
+/**
+ * Two passes, as the whole-core run that made the record. The first leaves static mutants out
+ * (module-level code, which every test covers; they take most of a run's time) and runs four runners
+ * on two cores, as a runner waiting out a timeout uses no CPU. A static mutant that some test also
+ * reaches at run time ("hybrid") is then run against that test only, which cannot see a change to
+ * what the module did while it loaded: the second pass runs each such survivor against every test.
+ */
+function mutate(files) {
+  const report = join(root, 'reports/mutation/mutation.json');
+  const started = Date.now();
+  const first = stryker(['--ignoreStatic', '--incrementalFile', 'reports/mutation/changed-incremental.json', '--mutate', files.join(',')]);
+  if (!existsSync(report) || statSync(report).mtimeMs < started) return first ?? 1;
+  const firstReport = join(root, 'reports/mutation/changed-first-pass.json');
+  copyFileSync(report, firstReport);
+  const hybrid = [];
+  for (const [file, data] of Object.entries(mergedReports(firstReport).files)) {
+    for (const m of data.mutants) if (m.static === true && UNDETECTED.has(m.status)) hybrid.push(`${file}:${m.location.start.line}-${m.location.end.line}`);
+  }
+  const reports = [firstReport];
+  if (hybrid.length > 0) {
+    console.log(`mutate-changed: ${hybrid.length} static mutant(s) reached by tests survived; each again, against every test`);
+    const secondStarted = Date.now();
+    stryker(['--force', '--incrementalFile', 'reports/mutation/changed-static-incremental.json', '--mutate', [...new Set(hybrid)].join(',')]);
+    if (!existsSync(report) || statSync(report).mtimeMs < secondStarted) return 1;
+    reports.push(report);
+  }
+  const merged = mergedReports(...reports);
+  const total = counts(Object.values(merged.files).flatMap((data) => data.mutants));
+  const threshold = config.thresholds.break;
+  console.log(
+    `mutate-changed: ${total.detected} of ${total.result} mutants with a result detected: ${score(total).toFixed(2)} % (fails under ${threshold} %); ${total.ignored} ignored, ${total.errors} errors`,
+  );
+  return score(total) < threshold ? 1 : 0;
+}
+
+function stryker(args) {
+  const run = spawnSync('npx', ['stryker', 'run', '--concurrency', '4', ...args], { cwd: root, stdio: 'inherit' });
+  return run.status;
+}

@@ -8,54 +8,31 @@
  *   node scripts/mutation-scores.mjs reports/mutation/mutation.json [later.json ...]
  *   node scripts/mutation-scores.mjs --survivors <the same reports>   each undetected mutant and its line
  */
-import { readFileSync } from 'node:fs';
+import { counts, mergedReports, UNDETECTED } from './mutation-report.mjs';
 
 const survivorsOnly = process.argv.includes('--survivors');
-const [whole, ...later] = process.argv
-  .slice(2)
-  .filter((a) => !a.startsWith('--'))
-  .map((f) => JSON.parse(readFileSync(f, 'utf8')));
-if (whole === undefined) {
+const reports = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+if (reports.length === 0) {
   process.stderr.write('usage: node scripts/mutation-scores.mjs [--survivors] <whole-core report.json> [later report.json ...]\n');
   process.exit(2);
 }
+const whole = mergedReports(...reports);
 
-// A mutant is the same mutant in two reports of the same source when its place, mutator and replacement are.
-const key = (m) => `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement}`;
-for (const report of later) {
-  for (const [file, data] of Object.entries(report.files)) {
-    const target = whole.files[file];
-    if (target === undefined || target.source !== data.source) continue;
-    const tested = new Map(data.mutants.filter((m) => m.status !== 'Ignored').map((m) => [key(m), m]));
-    target.mutants = target.mutants.map((m) => tested.get(key(m)) ?? m);
-  }
-}
-
-const DETECTED = new Set(['Killed', 'Timeout']);
-const UNDETECTED = new Set(['Survived', 'NoCoverage']);
 const total = { result: 0, detected: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
 const rows = [];
 for (const [file, data] of Object.entries(whole.files).sort(([a], [b]) => a.localeCompare(b))) {
-  const c = { result: 0, detected: 0, survived: 0, noCoverage: 0 };
-  for (const m of data.mutants) {
-    if (m.status === 'Ignored') total.ignored++;
-    else if (!DETECTED.has(m.status) && !UNDETECTED.has(m.status)) total.errors++;
-    else {
-      c.result++;
-      if (DETECTED.has(m.status)) c.detected++;
-      if (m.status === 'Survived') c.survived++;
-      if (m.status === 'NoCoverage') c.noCoverage++;
-      if (survivorsOnly && UNDETECTED.has(m.status)) {
-        const line = data.source.split('\n')[m.location.start.line - 1].trim();
-        console.log(
-          `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}\n    ${line.slice(0, 160)}`,
-        );
-      }
+  const c = counts(data.mutants);
+  for (const k of Object.keys(total)) total[k] += c[k];
+  if (survivorsOnly) {
+    for (const m of data.mutants.filter((m) => UNDETECTED.has(m.status))) {
+      const line = data.source.split('\n')[m.location.start.line - 1].trim();
+      console.log(
+        `${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}\n    ${line.slice(0, 160)}`,
+      );
     }
   }
-  for (const k of Object.keys(c)) total[k] += c[k];
-  const score = c.result === 0 ? '—' : `${((100 * c.detected) / c.result).toFixed(1)} %`;
-  rows.push(`| \`${file}\` | ${c.result} | ${c.detected} | ${c.survived} | ${c.noCoverage} | ${score} |`);
+  const shown = c.result === 0 ? '—' : `${((100 * c.detected) / c.result).toFixed(1)} %`;
+  rows.push(`| \`${file}\` | ${c.result} | ${c.detected} | ${c.survived} | ${c.noCoverage} | ${shown} |`);
 }
 if (!survivorsOnly) {
   const n = (x) => x.toLocaleString('en-US');
