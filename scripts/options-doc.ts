@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FASTIFY_WEBHOOK_OPTIONS } from '../src/adapters/node/fastify-plugin';
 import { SVC_CLIENT_OPTIONS } from '../src/client/svc-client-options';
+import { DURABLE_OBJECT_STORE_OPTIONS } from '../src/dedup/durable-object-store';
 import { MEMORY_STORE_OPTIONS, POSTGRES_STORE_OPTIONS, REDIS_REST_STORE_OPTIONS, REDIS_STORE_OPTIONS } from '../src/dedup/store-options';
 import { WORK_OPTIONS } from '../src/inbox/work-options';
 import type { OptionTable } from '../src/internal/option-table';
@@ -49,6 +50,11 @@ const SECTIONS: readonly Section[] = [
     title: '`redisRestStore(options)`',
     intro: 'The Redis store over HTTP (the Upstash REST protocol), for runtimes without TCP sockets: Vercel Edge, Workers.',
     table: REDIS_REST_STORE_OPTIONS,
+  },
+  {
+    title: '`durableObjectStore(namespace, options?)`',
+    intro: 'A de-dup store on Cloudflare Durable Objects (`SvcDedupObject`), shared by every isolate bound to the namespace.',
+    table: DURABLE_OBJECT_STORE_OPTIONS,
   },
   {
     title: '`postgresStore(options)`',

@@ -58,6 +58,8 @@ export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
 export { redisRestStore, RedisRestStore, type RedisRestStoreOptions } from './dedup/redis-rest-store';
+export { durableObjectStore, DurableObjectStore, type DurableObjectStoreOptions, type DedupObjectNamespace } from './dedup/durable-object-store';
+export { SvcDedupObject, type DedupObjectState, type DedupObjectStorage } from './dedup/durable-object-claims';
 export { BOT_UPDATE_MAX_AGE_MS } from './validate/bot-delivery';
 export { boardEventTypes } from './generated/board-types';
 export type {

@@ -4,19 +4,26 @@
  * verifies the signatures; no Node module is imported). The secret is a binding, known once the
  * first request arrives, so the webhook is made then and kept for the isolate's life.
  *
- * Each isolate has its own memory, and the default store (memory) de-duplicates within one isolate
- * only: a retry that reaches another isolate runs its handlers again. A store shared between
- * isolates is yours to provide: a `DeliveryStore` over Workers KV, a Durable Object or a database.
- * Until a `store` is given, the webhook logs one warning at setup saying so.
+ * Each isolate has its own memory, so the delivery ids are kept in Durable Objects, which every
+ * isolate reaches: the Worker exports the package's `SvcDedupObject` class and `wrangler.toml` binds
+ * it as `SVC_DEDUP` (docs/deduplication.md, "The Durable Object store"):
+ *
+ *   durable_objects.bindings = [{ name = "SVC_DEDUP", class_name = "SvcDedupObject" }]
+ *   [[migrations]]
+ *   tag = "svc-dedup-v1"
+ *   new_sqlite_classes = ["SvcDedupObject"]
  */
-import { createWebHandler, svcBoardWebhook, type BoardWebhookMiddleware, type WebHandler } from '../../src/web'; // in your project: from 'svc-webhooks'
+import { createWebHandler, durableObjectStore, svcBoardWebhook, type BoardWebhookMiddleware, type DedupObjectNamespace, type WebHandler } from '../../src/web'; // in your project: from 'svc-webhooks'
+
+export { SvcDedupObject } from '../../src/web';
 
 export interface Env {
   SVC_BOARD_WEBHOOK_SECRET: string;
+  SVC_DEDUP: DedupObjectNamespace;
 }
 
 export function boardWebhook(env: Env): BoardWebhookMiddleware {
-  return svcBoardWebhook(env.SVC_BOARD_WEBHOOK_SECRET).on('task.created', async (event, ctx) => {
+  return svcBoardWebhook({ secret: env.SVC_BOARD_WEBHOOK_SECRET, store: durableObjectStore(env.SVC_DEDUP) }).on('task.created', async (event, ctx) => {
     ctx.log.info({ task: event.task.key }, 'task created');
   });
 }

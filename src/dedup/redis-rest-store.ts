@@ -1,4 +1,5 @@
 import { readOptions } from '../internal/option-table';
+import { answeredWithin } from '../internal/timed-fetch';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { CLAIM_PREFIX, COMMIT_SCRIPT, DONE_VALUE, EXTEND_SCRIPT, RELEASE_SCRIPT, redisStoreKey } from './redis-scripts';
 import { REDIS_REST_STORE_OPTIONS } from './store-options';
@@ -93,25 +94,17 @@ export class RedisRestStore implements DeliveryStore {
    */
   private async command(args: ReadonlyArray<string | number>): Promise<unknown> {
     const name = String(args[0]);
-    const abort = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        abort.abort();
-        reject(new Error(`redis REST did not answer ${name} within ${this.timeoutMs} ms`));
-      }, this.timeoutMs);
-    });
     const init: RequestInit = {
       method: 'POST',
       headers: { Authorization: this.#authorization, 'Content-Type': 'application/json' },
       body: JSON.stringify(args.map(String)),
-      signal: abort.signal,
     };
-    try {
-      return await Promise.race([this.send(this.url, init).then((response) => answerOf(response, name, this.#authorization.slice('Bearer '.length))), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const token = this.#authorization.slice('Bearer '.length);
+    return answeredWithin(
+      (signal) => this.send(this.url, { ...init, signal }).then((response) => answerOf(response, name, token)),
+      this.timeoutMs,
+      () => `redis REST did not answer ${name} within ${this.timeoutMs} ms`,
+    );
   }
 }
 
