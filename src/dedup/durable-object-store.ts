@@ -44,9 +44,6 @@ export interface DurableObjectStoreOptions {
   commandTimeoutMs?: number;
 }
 
-const DONE: ClaimResult = Object.freeze({ state: 'done' });
-const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
-
 /**
  * A de-dup store for Cloudflare Workers on Durable Objects (`SvcDedupObject`), shared by every
  * isolate of every Worker bound to the namespace: one object per shard of the delivery ids, each
@@ -84,8 +81,7 @@ export class DurableObjectStore implements DeliveryStore {
       this.release(id, token).catch(() => undefined);
       throw err;
     }
-    if (answer.state === 'claimed') return { state: 'claimed', token };
-    return answer.state === 'done' ? DONE : BUSY;
+    return answer.state === 'claimed' ? { state: 'claimed', token } : { state: answer.state };
   }
 
   async commit(id: string, token: string): Promise<void> {
