@@ -4,6 +4,7 @@ import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
 import { loadDelivery } from '../load-delivery';
+import { describeOutcome, failureSummary } from '../outcome-lines';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarget } from '../post-delivery';
 import { startProgress } from '../progress';
@@ -38,6 +39,7 @@ Options:
 
 Every attempt's outcome is printed: status, the receiver's error code and message,
 duration; a failed delivery ends with hints for the usual mistakes.
+An answer {"ok":true,"duplicate":true} is shown as a duplicate.
 Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage error.
 
 Examples:
@@ -46,19 +48,6 @@ Examples:
   SVC_WEBHOOK_SECRET="$(cat board-secret.txt)" npx svc-webhooks send ./captured.json \\
     --url https://staging.example.com/webhooks/board --retry --fast 600
 `;
-
-function describeOutcome(outcome: AttemptOutcome): string {
-  const took = formatDuration(outcome.durationMs);
-  if (outcome.error !== undefined) return `${outcome.error} after ${took}`;
-  if (outcome.location !== undefined) return `${outcome.status} redirect to ${outcome.location}, not followed (a failure) in ${took}`;
-  if (outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400) return `${outcome.status} redirect, not followed (a failure) in ${took}`;
-  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.ok ? ' ok' : ''} in ${took}`;
-}
-
-function failureSummary(outcome: AttemptOutcome): string {
-  if (outcome.error !== undefined) return outcome.error;
-  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.message === undefined ? '' : `: ${outcome.message}`}`;
-}
 
 function checkUrl(url: string | undefined): string {
   if (url === undefined) throw usageError('--url is required: where to POST the delivery');
@@ -94,7 +83,8 @@ async function deliver(io: CliIo, plan: SendPlan): Promise<number> {
     io.stdout.write(`${label}: ${printable(describeOutcome(last))}\n`);
     if (last.message !== undefined) io.stdout.write(`  the receiver says: ${last.message}\n`);
     if (last.ok) {
-      io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}\n`);
+      const duplicate = last.duplicate ? ' (a duplicate: the receiver had this delivery id already)' : '';
+      io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}${duplicate}\n`);
       return 0;
     }
     const delay = delays[attempt - 1];
