@@ -3,6 +3,7 @@ import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
+import { eventEdits } from '../event-edits';
 import { loadDelivery } from '../load-delivery';
 import { describeOutcome, failureSummary } from '../outcome-lines';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
@@ -20,7 +21,8 @@ and redirects not followed (a 3xx counts as a failure).
 
 <example> is a board event type (task.created, ping, ...) or a bot event kind
 (messageCreate, messageCreate.command, botCallback, ...), sent with a fresh id.
-A .json file is sent byte for byte (use --fresh to give it a new id).
+A .json file is sent byte for byte (use --fresh to give it a new id); --set, --board
+and --id change the event first (it is then sent as compact JSON).
 
 Options:
   --url <url>            where to POST (http://127.0.0.1:3000/webhooks/board)
@@ -31,6 +33,12 @@ Options:
                          secrets, as it stays in shell history and process lists
   --webhook board|bot    which webhook a file is for (read from the body by default)
   --fresh                give a file's event a new id (and a bot update createdAt = now)
+  --set <path>=<value>   set a field, by a dot path (task.title="Fix login", task.label_ids.0=...);
+                         the value is JSON when it parses (3, true, null, {...}, "3"), else
+                         text; objects missing or null on the path are created; repeatable
+  --board <id>           the board id, wherever the event carries it (board.id, task.board_id,
+                         a moved_board change; a bot update's boardId): a lower-case UUID
+  --id <uuid>            a fixed delivery id, to replay a delivery (not with --fresh)
   --retry                on failure, retry on svc's schedule: 1, 2, 4 ... min,
                          at most 1 h apart, for one day
   --fast <factor>        run the schedule <factor> times faster (--fast 600: 1 min = 0.1 s)
@@ -45,6 +53,7 @@ Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage erro
 Examples:
   npx svc-webhooks send task.created --url http://127.0.0.1:3000/webhooks/board --secret dev-board-webhook-secret-change-me
   npx svc-webhooks send messageCreate.command --url http://127.0.0.1:3000/webhooks/bot --secret dev-bot-webhook-secret-change-me
+  npx svc-webhooks send task.created --set task.title="Fix login" --set task.estimate=3 --url ...
   SVC_WEBHOOK_SECRET="$(cat board-secret.txt)" npx svc-webhooks send ./captured.json \\
     --url https://staging.example.com/webhooks/board --retry --fast 600
 `;
@@ -115,6 +124,9 @@ export const sendCommand: Command = {
       retry: { type: 'boolean' },
       fast: { type: 'string' },
       timeout: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      board: { type: 'string' },
+      id: { type: 'string' },
     });
     if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
     const url = checkUrl(values.url);
@@ -124,7 +136,9 @@ export const sendCommand: Command = {
     const fast = positiveNumber(values.fast, '--fast') ?? 1;
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
-    const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true });
+    const edits = eventEdits(values);
+    if (edits.id !== undefined && values.fresh) throw usageError('--fresh gives the event a new id and --id a fixed one: use one of them');
+    const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true, edits });
     const secret =
       given ??
       requiredSecret(io, {
