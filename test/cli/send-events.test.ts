@@ -259,6 +259,7 @@ describe('svc-webhooks send, making events', () => {
     it.each([
       ['an id that is no UUID', ['task.created', '--id', 'delivery-1'], '--id must be a delivery id: a UUID'],
       ['--id with --fresh', ['task.created', '--id', DELIVERY_ID, '--fresh'], '--fresh gives the event a new id and --id a fixed one'],
+      ['--id with --count', ['task.created', '--id', DELIVERY_ID, '--count', '2'], '--id fixes one delivery'],
     ])('refuses %s', async (_case, args, message) => {
       expect(await refused(args)).toContain(message);
     });
@@ -266,6 +267,144 @@ describe('svc-webhooks send, making events', () => {
     it('never repeats a refused id or board, which may be a pasted secret', async () => {
       expect(await refused(['task.created', '--id', PASTED])).not.toContain(PASTED);
       expect(await refused(['task.created', '--board', PASTED])).not.toContain(PASTED);
+    });
+  });
+
+  describe('with --count <n>', () => {
+    it('sends n distinct deliveries in order, each with its own id and the next sequence', async () => {
+      const { sequence } = boardEvent('task.updated');
+      const result = await runCli(['send', 'task.updated', '--count', '4', ...toReceiver()]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^POST \S+: 4 board task\.updated deliveries, in order\n/);
+      expect(handled.map((e) => e.sequence)).toEqual([sequence, sequence + 1, sequence + 2, sequence + 3]);
+      expect(new Set(handled.map((e) => e.id)).size).toBe(4);
+      expect(handled.every((e) => UUID.test(e.id))).toBe(true);
+      expect(result.stdout.match(/^delivery [1-4] \(id [0-9a-f-]{36}\): 200 ok in \d+/gm)).toHaveLength(4);
+      expect(result.stdout).toContain('sent 4: accepted 4, duplicates 0, refused 0\n');
+    });
+
+    it('signs each send afresh', async () => {
+      await runCli(['send', 'task.updated', '--count', '3', ...toCapture()]);
+      const signatures = captured.map((r) => r.headers['x-svc-signature']);
+      expect(new Set(signatures).size).toBe(3);
+      expect(captured.map((r) => r.headers['x-svc-delivery'])).toEqual(captured.map((r) => r.body.id));
+    });
+
+    it('keeps ping at sequence 0, as svc sends it', async () => {
+      await runCli(['send', 'ping', '--count', '3', ...toCapture()]);
+      expect(captured.map((r) => r.body.sequence)).toEqual([0, 0, 0]);
+    });
+
+    it('applies --set and --board to every delivery', async () => {
+      await runCli(['send', 'task.created', '--count', '2', '--board', OTHER_BOARD, '--set', 'task.title=Batch', ...toCapture()]);
+      expect(captured.map((r) => [(r.body.board as { id: string }).id, (r.body.task as { title: string }).title])).toEqual([
+        [OTHER_BOARD, 'Batch'],
+        [OTHER_BOARD, 'Batch'],
+      ]);
+    });
+
+    it('sends a fraction again with --duplicates, and counts the duplicates the receiver answers', async () => {
+      const result = await runCli(['send', 'task.updated', '--count', '10', '--duplicates', '0.3', '--seed', '7', ...toReceiver()]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^POST \S+: 10 board task\.updated deliveries, in order, 3 sent again, seed 7\n/);
+      expect(result.stdout.match(/^delivery \d+ again \(id [0-9a-f-]{36}\): 200 ok, a duplicate in/gm)).toHaveLength(3);
+      expect(result.stdout).toContain('sent 13: accepted 10, duplicates 3, refused 0\n');
+      expect(handled).toHaveLength(10);
+      expect(new Set(handled.map((e) => e.id)).size).toBe(10);
+    });
+
+    it('sends every delivery again with --duplicates 1, and none with 0', async () => {
+      const all = await runCli(['send', 'task.updated', '--count', '3', '--duplicates', '1', ...toCapture()]);
+      expect(captured).toHaveLength(6);
+      expect(all.stdout).toContain('sent 6: accepted 6, duplicates 0, refused 0\n');
+      captured.length = 0;
+      await runCli(['send', 'task.updated', '--count', '3', '--duplicates', '0', ...toCapture()]);
+      expect(captured).toHaveLength(3);
+    });
+
+    it('shuffles with --shuffle, the same way for the same seed', async () => {
+      const order = async (seed: string) => {
+        captured.length = 0;
+        const result = await runCli(['send', 'task.updated', '--count', '8', '--shuffle', '--seed', seed, ...toCapture()]);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain(`8 board task.updated deliveries, shuffled, seed ${seed}\n`);
+        return captured.map((r) => r.body.sequence as number);
+      };
+      const first = await order('7');
+      expect(first).not.toEqual([...first].sort((a, b) => a - b));
+      expect([...first].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => first.reduce((a, b) => Math.min(a, b)) + i));
+      expect(await order('7')).toEqual(first);
+      expect(await order('8')).not.toEqual(first);
+    });
+
+    it('draws a seed when none is given, and prints it so the run can be repeated', async () => {
+      const result = await runCli(['send', 'task.updated', '--count', '8', '--shuffle', ...toCapture()]);
+      const seed = /, seed (\d+)\n/.exec(result.stdout)![1]!;
+      const ids = (text: string) => [...text.matchAll(/^delivery (\d+)/gm)].map((m) => m[1]);
+      const again = await runCli(['send', 'task.updated', '--count', '8', '--shuffle', '--seed', seed, ...toCapture()]);
+      expect(ids(again.stdout)).toEqual(ids(result.stdout));
+    });
+
+    it('sums up the refusals by status, and exits 1 unless every send got a 2xx', async () => {
+      const statuses = [200, 500, 401, 500];
+      const picky = await listen((req, res) => {
+        req.resume().on('end', () => void res.writeHead(statuses.shift() ?? 200).end());
+      });
+      try {
+        const result = await runCli(['send', 'task.updated', '--count', '4', '--url', picky.url, '--secret', SECRET]);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toContain('sent 4: accepted 1, duplicates 0, refused 3 (401: 1, 500: 2)\n');
+        expectOneLine(result.stderr);
+        expect(result.stderr).toContain('3 of 4 sends failed');
+      } finally {
+        await picky.close();
+      }
+    });
+
+    it('counts a send that got no answer apart from the refusals', async () => {
+      const closed = await listen(() => undefined);
+      await closed.close();
+      const result = await runCli(['send', 'ping', '--count', '2', '--url', closed.url, '--secret', SECRET]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('sent 2: accepted 0, duplicates 0, refused 0, no answer 2\n');
+    });
+
+    it.each([
+      ['a zero --count', ['--count', '0'], '--count must be a whole number from 1 to 10000'],
+      ['a fractional --count', ['--count', '1.5'], '--count must be a whole number'],
+      ['a --count in words', ['--count', 'ten'], '--count must be a whole number'],
+      ['a --count too large', ['--count', '10001'], '--count must be a whole number'],
+      ['a --duplicates above 1', ['--count', '2', '--duplicates', '1.5'], '--duplicates must be a fraction from 0 to 1'],
+      ['a negative --duplicates', ['--count', '2', '--duplicates=-0.1'], '--duplicates must be a fraction'],
+      ['a --duplicates in hex', ['--count', '2', '--duplicates', '0x1'], '--duplicates must be a fraction'],
+      ['a negative --seed', ['--count', '2', '--shuffle', '--seed=-1'], '--seed must be a whole number from 0 to 4294967295'],
+      ['--shuffle without --count', ['--shuffle'], '--shuffle works on a batch of deliveries; use it with --count'],
+      ['--duplicates without --count', ['--duplicates', '0.5'], '--duplicates works on a batch'],
+      ['--seed without --count', ['--seed', '1'], '--seed works on a batch'],
+      ['--seed with nothing to choose', ['--count', '2', '--seed', '1'], '--seed chooses the shuffle and the repeats'],
+      ['--count with --retry', ['--count', '2', '--retry'], 'not with --count'],
+    ])('refuses %s', async (_case, args, message) => {
+      expect(await refused(['task.updated', ...args])).toContain(message);
+    });
+
+    it('never repeats a refused value, which may be a pasted secret', async () => {
+      for (const args of [
+        ['--count', PASTED],
+        ['--count', '2', '--duplicates', PASTED],
+        ['--count', '2', '--shuffle', '--seed', PASTED],
+      ]) {
+        const stderr = await refused(['task.updated', ...args]);
+        expect([args, stderr.includes(args[args.length - 2]!), stderr.includes(PASTED)]).toEqual([args, true, false]);
+      }
+    });
+
+    it('refuses a file that is not a JSON object', async () => {
+      const files = tempFiles({ 'broken.json': '{"id": ' });
+      try {
+        expect(await refused([files.path('broken.json'), '--webhook', 'board', '--count', '2'])).toContain('--count needs a JSON object');
+      } finally {
+        files.cleanup();
+      }
     });
   });
 });

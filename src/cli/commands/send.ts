@@ -11,6 +11,7 @@ import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarg
 import { startProgress } from '../progress';
 import { optionalSecret, requiredSecret } from '../read-input';
 import { retryDelays } from '../retry-schedule';
+import { batchOf, copiesOf, describeBatch, sendBatch, sendOrder } from '../send-batch';
 import { sendHints } from '../send-hints';
 
 const help = `Usage: svc-webhooks send <example|file.json> --url <url> [options]
@@ -38,7 +39,12 @@ Options:
                          text; objects missing or null on the path are created; repeatable
   --board <id>           the board id, wherever the event carries it (board.id, task.board_id,
                          a moved_board change; a bot update's boardId): a lower-case UUID
-  --id <uuid>            a fixed delivery id, to replay a delivery (not with --fresh)
+  --id <uuid>            a fixed delivery id, to replay a delivery (not with --count or --fresh)
+  --count <n>            send n deliveries of the event (1 to 10000), each with its own id
+                         and, for a board event, the next sequence number
+  --shuffle              with --count: send them in a random order
+  --duplicates <f>       with --count: send this fraction (0 to 1) of them a second time
+  --seed <n>             the seed of --shuffle and --duplicates (printed when drawn)
   --retry                on failure, retry on svc's schedule: 1, 2, 4 ... min,
                          at most 1 h apart, for one day
   --fast <factor>        run the schedule <factor> times faster (--fast 600: 1 min = 0.1 s)
@@ -47,13 +53,16 @@ Options:
 
 Every attempt's outcome is printed: status, the receiver's error code and message,
 duration; a failed delivery ends with hints for the usual mistakes.
-An answer {"ok":true,"duplicate":true} is shown as a duplicate.
-Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage error.
+An answer {"ok":true,"duplicate":true} is shown as a duplicate; --count ends with a
+summary: sent, accepted, duplicates, refused by status.
+Exits 0 when an attempt got a 2xx (with --count: every send), 1 when the delivery
+failed, 2 on a usage error.
 
 Examples:
   npx svc-webhooks send task.created --url http://127.0.0.1:3000/webhooks/board --secret dev-board-webhook-secret-change-me
   npx svc-webhooks send messageCreate.command --url http://127.0.0.1:3000/webhooks/bot --secret dev-bot-webhook-secret-change-me
   npx svc-webhooks send task.created --set task.title="Fix login" --set task.estimate=3 --url ...
+  npx svc-webhooks send task.updated --count 20 --shuffle --duplicates 0.2 --seed 7 --url ...
   SVC_WEBHOOK_SECRET="$(cat board-secret.txt)" npx svc-webhooks send ./captured.json \\
     --url https://staging.example.com/webhooks/board --retry --fast 600
 `;
@@ -127,6 +136,10 @@ export const sendCommand: Command = {
       set: { type: 'string', multiple: true },
       board: { type: 'string' },
       id: { type: 'string' },
+      count: { type: 'string' },
+      shuffle: { type: 'boolean' },
+      duplicates: { type: 'string' },
+      seed: { type: 'string' },
     });
     if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
     const url = checkUrl(values.url);
@@ -137,7 +150,9 @@ export const sendCommand: Command = {
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
     const edits = eventEdits(values);
+    const batch = batchOf(values);
     if (edits.id !== undefined && values.fresh) throw usageError('--fresh gives the event a new id and --id a fixed one: use one of them');
+    if (batch !== undefined && values.retry) throw usageError("--retry follows one delivery through svc's schedule; not with --count");
     const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true, edits });
     const secret =
       given ??
@@ -148,6 +163,11 @@ export const sendCommand: Command = {
       });
     const problem = webhookSecretProblem(secret);
     if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
+    if (batch !== undefined) {
+      if (delivery.payload === undefined) throw usageError(`--count needs a JSON object to give each delivery its own id, and ${positionals[0]!} is not one`);
+      io.stdout.write(`POST ${printable(`${url}: ${describeBatch(delivery, batch)}`)}\n`);
+      return sendBatch(io, copiesOf({ ...delivery, payload: delivery.payload }, batch.count), sendOrder(batch), { url, secret, timeoutMs });
+    }
     // The file chose its id and type: shown without control characters.
     io.stdout.write(`POST ${printable(`${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}`)}\n`);
     return deliver(io, { url, delivery, secret, retry: values.retry === true, fast, timeoutMs });
