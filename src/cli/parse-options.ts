@@ -86,3 +86,19 @@ export function positiveNumber(value: string | undefined, name: string): number 
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw usageError(`${name} must be a positive number`);
   return n;
 }
+
+/** A whole number from `min` to `max`, in digits (Number() would also take "1e3", "0x10" and an empty text). */
+export function wholeNumber(value: string | undefined, name: string, range: { min: number; max: number }): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\s*\d{1,10}\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= range.min && n <= range.max)) throw usageError(`${name} must be a whole number from ${range.min} to ${range.max}`);
+  return n;
+}
+
+/** A fraction from 0 to 1, in decimal digits (0.25, .5, 1). */
+export function fraction(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 0 && n <= 1)) throw usageError(`${name} must be a fraction from 0 to 1, such as 0.2`);
+  return n;
+}

@@ -8,6 +8,8 @@ const MAX_ERROR_BODY = 64 * 1024;
 
 export interface AttemptOutcome {
   readonly ok: boolean;
+  /** A 2xx whose JSON body says `"duplicate": true`: the receiver had this delivery id already. */
+  readonly duplicate?: boolean;
   readonly durationMs: number;
   readonly status?: number;
   /** The `code` of an svc-webhooks JSON error body, when the receiver sent one. */
@@ -35,6 +37,17 @@ function sign(delivery: Delivery, secret: string): { body: string; headers: Reco
     return signBoardEvent(delivery.body, options);
   }
   return signBotUpdate(delivery.body, { secret, ...(delivery.id === undefined ? {} : { deliveryId: delivery.id }) });
+}
+
+/** Whether a 2xx body is svc-webhooks' answer to a repeat, `{"ok":true,"duplicate":true}`. */
+async function duplicateAnswer(response: Response): Promise<boolean> {
+  try {
+    const text = await response.text();
+    if (text.length > MAX_ERROR_BODY) return false;
+    return (JSON.parse(text) as { duplicate?: unknown } | null)?.duplicate === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The `code` and `message` of an svc-webhooks JSON error body, when the receiver sent one. */
@@ -96,10 +109,7 @@ export async function postDelivery(io: CliIo, { url, delivery, secret, timeoutMs
   }
   const durationMs = duration();
   const status = response.status;
-  if (status >= 200 && status < 300) {
-    await response.body?.cancel().catch(() => undefined);
-    return { ok: true, status, durationMs };
-  }
+  if (status >= 200 && status < 300) return { ok: true, status, durationMs, ...((await duplicateAnswer(response)) ? { duplicate: true } : {}) };
   if (status >= 300 && status < 400) {
     await response.body?.cancel().catch(() => undefined);
     const location = response.headers.get('location');

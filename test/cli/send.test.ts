@@ -81,10 +81,13 @@ describe('svc-webhooks send', () => {
     const files = tempFiles({ 'event.json': body, 'broken.json': '{"id": ' });
     afterAll(() => files.cleanup());
 
-    it('sends the file byte for byte, so a repeat is answered as a duplicate', async () => {
+    it('sends the file byte for byte, so a repeat is answered, and shown, as a duplicate', async () => {
       const args = ['send', files.path('event.json'), '--url', `${server.url}/webhooks/board`, '--secret', BOARD_SECRET];
-      expect((await runCli(args)).code).toBe(0);
-      expect((await runCli(args)).code).toBe(0);
+      const first = await runCli(args);
+      const repeat = await runCli(args);
+      expect([first.code, repeat.code]).toEqual([0, 0]);
+      expect(first.stdout).toMatch(/attempt 1: 200 ok in \d+ ms\ndelivered\n/);
+      expect(repeat.stdout).toMatch(/attempt 1: 200 ok, a duplicate in \d+ ms\ndelivered \(a duplicate: the receiver had this delivery id already\)\n/);
       expect(seen).toHaveLength(1);
     });
 

@@ -309,6 +309,14 @@ describe('no secret, token or signature in any output', () => {
       await cli(['send', 'task.created', '--url', `${base}/webhooks/board`, '--secret', BOARD_SECRET]);
       await cli(['send', 'task.created', '--url', `${base}/webhooks/board`, '--secret', OTHER_BOARD_SECRET]);
       await cli(['send', 'ping', '--url', 'http://127.0.0.1:9/nothing'], { SVC_WEBHOOK_SECRET: BOARD_SECRET });
+      // Batches, edits, and a secret pasted where a flag wanted another value.
+      const toBoard = ['--url', `${base}/webhooks/board`, '--secret', BOARD_SECRET];
+      await cli(['send', 'task.updated', '--count', '4', '--shuffle', '--duplicates', '0.5', '--set', 'task.title=canary', ...toBoard]);
+      await cli(['send', 'task.created', '--id', randomUUID(), '--board', randomUUID(), ...toBoard]);
+      for (const flag of ['--set', '--id', '--board', '--count']) await cli(['send', 'task.created', flag, OTHER_BOARD_SECRET, ...toBoard]);
+      await cli(['send', 'task.created', '--set', `task.title.x=${OTHER_BOARD_SECRET}`, ...toBoard]);
+      await cli(['send', 'task.created', '--count', '2', '--duplicates', OTHER_BOARD_SECRET, ...toBoard]);
+      await cli(['send', 'task.created', '--count', '2', '--shuffle', '--seed', OTHER_BOARD_SECRET, ...toBoard]);
       await cli(['verify', '--headers', capture.path('headers.json'), '--body', capture.path('body.json'), '--secret-file', files.path('secret.txt')]);
       await cli([
         'verify',

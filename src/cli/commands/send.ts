@@ -3,12 +3,15 @@ import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';
 import { formatDuration, printable } from '../format';
+import { eventEdits } from '../event-edits';
 import { loadDelivery } from '../load-delivery';
+import { describeOutcome, failureSummary } from '../outcome-lines';
 import { oneOf, parseOptions, positiveNumber, wholeMilliseconds } from '../parse-options';
 import { postDelivery, SENDER_TIMEOUT_MS, type AttemptOutcome, type DeliveryTarget } from '../post-delivery';
 import { startProgress } from '../progress';
 import { optionalSecret, requiredSecret } from '../read-input';
 import { retryDelays } from '../retry-schedule';
+import { batchOf, copiesOf, describeBatch, sendBatch, sendOrder } from '../send-batch';
 import { sendHints } from '../send-hints';
 
 const help = `Usage: svc-webhooks send <example|file.json> --url <url> [options]
@@ -19,7 +22,8 @@ and redirects not followed (a 3xx counts as a failure).
 
 <example> is a board event type (task.created, ping, ...) or a bot event kind
 (messageCreate, messageCreate.command, botCallback, ...), sent with a fresh id.
-A .json file is sent byte for byte (use --fresh to give it a new id).
+A .json file is sent byte for byte (use --fresh to give it a new id); --set, --board
+and --id change the event first (it is then sent as compact JSON).
 
 Options:
   --url <url>            where to POST (http://127.0.0.1:3000/webhooks/board)
@@ -30,6 +34,17 @@ Options:
                          secrets, as it stays in shell history and process lists
   --webhook board|bot    which webhook a file is for (read from the body by default)
   --fresh                give a file's event a new id (and a bot update createdAt = now)
+  --set <path>=<value>   set a field, by a dot path (task.title="Fix login", task.label_ids.0=...);
+                         the value is JSON when it parses (3, true, null, {...}, "3"), else
+                         text; objects missing or null on the path are created; repeatable
+  --board <id>           the board id, wherever the event carries it (board.id, task.board_id,
+                         a moved_board change; a bot update's boardId): a lower-case UUID
+  --id <uuid>            a fixed delivery id, to replay a delivery (not with --count or --fresh)
+  --count <n>            send n deliveries of the event (1 to 10000), each with its own id
+                         and, for a board event, the next sequence number
+  --shuffle              with --count: send them in a random order
+  --duplicates <f>       with --count: send this fraction (0 to 1) of them a second time
+  --seed <n>             the seed of --shuffle and --duplicates (printed when drawn)
   --retry                on failure, retry on svc's schedule: 1, 2, 4 ... min,
                          at most 1 h apart, for one day
   --fast <factor>        run the schedule <factor> times faster (--fast 600: 1 min = 0.1 s)
@@ -38,27 +53,19 @@ Options:
 
 Every attempt's outcome is printed: status, the receiver's error code and message,
 duration; a failed delivery ends with hints for the usual mistakes.
-Exits 0 when an attempt got a 2xx, 1 when the delivery failed, 2 on a usage error.
+An answer {"ok":true,"duplicate":true} is shown as a duplicate; --count ends with a
+summary: sent, accepted, duplicates, refused by status.
+Exits 0 when an attempt got a 2xx (with --count: every send), 1 when the delivery
+failed, 2 on a usage error.
 
 Examples:
   npx svc-webhooks send task.created --url http://127.0.0.1:3000/webhooks/board --secret dev-board-webhook-secret-change-me
   npx svc-webhooks send messageCreate.command --url http://127.0.0.1:3000/webhooks/bot --secret dev-bot-webhook-secret-change-me
+  npx svc-webhooks send task.created --set task.title="Fix login" --set task.estimate=3 --url ...
+  npx svc-webhooks send task.updated --count 20 --shuffle --duplicates 0.2 --seed 7 --url ...
   SVC_WEBHOOK_SECRET="$(cat board-secret.txt)" npx svc-webhooks send ./captured.json \\
     --url https://staging.example.com/webhooks/board --retry --fast 600
 `;
-
-function describeOutcome(outcome: AttemptOutcome): string {
-  const took = formatDuration(outcome.durationMs);
-  if (outcome.error !== undefined) return `${outcome.error} after ${took}`;
-  if (outcome.location !== undefined) return `${outcome.status} redirect to ${outcome.location}, not followed (a failure) in ${took}`;
-  if (outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400) return `${outcome.status} redirect, not followed (a failure) in ${took}`;
-  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.ok ? ' ok' : ''} in ${took}`;
-}
-
-function failureSummary(outcome: AttemptOutcome): string {
-  if (outcome.error !== undefined) return outcome.error;
-  return `${outcome.status}${outcome.code === undefined ? '' : ` ${outcome.code}`}${outcome.message === undefined ? '' : `: ${outcome.message}`}`;
-}
 
 function checkUrl(url: string | undefined): string {
   if (url === undefined) throw usageError('--url is required: where to POST the delivery');
@@ -94,7 +101,8 @@ async function deliver(io: CliIo, plan: SendPlan): Promise<number> {
     io.stdout.write(`${label}: ${printable(describeOutcome(last))}\n`);
     if (last.message !== undefined) io.stdout.write(`  the receiver says: ${last.message}\n`);
     if (last.ok) {
-      io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}\n`);
+      const duplicate = last.duplicate ? ' (a duplicate: the receiver had this delivery id already)' : '';
+      io.stdout.write(`delivered${attempt > 1 ? ` on attempt ${attempt}` : ''}${duplicate}\n`);
       return 0;
     }
     const delay = delays[attempt - 1];
@@ -125,6 +133,13 @@ export const sendCommand: Command = {
       retry: { type: 'boolean' },
       fast: { type: 'string' },
       timeout: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      board: { type: 'string' },
+      id: { type: 'string' },
+      count: { type: 'string' },
+      shuffle: { type: 'boolean' },
+      duplicates: { type: 'string' },
+      seed: { type: 'string' },
     });
     if (positionals.length !== 1) throw usageError('send takes one example name or .json file (see svc-webhooks send --help)');
     const url = checkUrl(values.url);
@@ -134,7 +149,11 @@ export const sendCommand: Command = {
     const fast = positiveNumber(values.fast, '--fast') ?? 1;
     if (values.fast !== undefined && !values.retry) throw usageError('--fast scales the retry schedule; use it with --retry');
     const timeoutMs = wholeMilliseconds(values.timeout, '--timeout') ?? SENDER_TIMEOUT_MS;
-    const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true });
+    const edits = eventEdits(values);
+    const batch = batchOf(values);
+    if (edits.id !== undefined && values.fresh) throw usageError('--fresh gives the event a new id and --id a fixed one: use one of them');
+    if (batch !== undefined && values.retry) throw usageError("--retry follows one delivery through svc's schedule; not with --count");
+    const delivery = loadDelivery(io, positionals[0]!, { webhook, fresh: values.fresh === true, edits });
     const secret =
       given ??
       requiredSecret(io, {
@@ -144,6 +163,11 @@ export const sendCommand: Command = {
       });
     const problem = webhookSecretProblem(secret);
     if (problem !== undefined) throw usageError(`the webhook secret is not one svc would use: ${problem}`);
+    if (batch !== undefined) {
+      if (delivery.payload === undefined) throw usageError(`--count needs a JSON object to give each delivery its own id, and ${positionals[0]!} is not one`);
+      io.stdout.write(`POST ${printable(`${url}: ${describeBatch(delivery, batch)}`)}\n`);
+      return sendBatch(io, copiesOf({ ...delivery, payload: delivery.payload }, batch.count), sendOrder(batch), { url, secret, timeoutMs });
+    }
     // The file chose its id and type: shown without control characters.
     io.stdout.write(`POST ${printable(`${url}: ${delivery.webhook} ${delivery.kind ?? 'delivery'}, id ${delivery.id ?? '(none)'}`)}\n`);
     return deliver(io, { url, delivery, secret, retry: values.retry === true, fast, timeoutMs });
