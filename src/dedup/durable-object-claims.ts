@@ -4,7 +4,7 @@
  * consistent, and no other I/O happens between a claim's read and its write, so a claim is atomic
  * as the Redis store's SET NX is. Records are those of the Redis store: a claim with its token until
  * its lease ends, `done` until the retention ends; an expired record counts as absent, and the
- * object's alarm deletes expired records so that storage does not grow.
+ * object's alarm deletes expired records, at most once an hour, so that storage does not grow.
  *
  * It takes the Workers runtime's shapes structurally (no import of `cloudflare:workers`), so the
  * Fetch build loads anywhere; a Worker exports it as is: `export { SvcDedupObject } from 'svc-webhooks'`.
@@ -45,6 +45,11 @@ export const DONE_RECORD = 'done';
 const CLAIM_PREFIX = 'claim:';
 /** Records read per step of the alarm's sweep: an alarm's run stays short however many are kept. */
 const SWEEP_BATCH = 500;
+/**
+ * The least time between two sweeps. Each reads every record of the object, and an expired record
+ * counts as absent before it is deleted, so sweeping at each record's expiry would buy nothing.
+ */
+export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** A delivery id longer than this is refused (svc's are UUIDs); storage keys may be up to 2 KiB. */
 const MAX_ID_LENGTH = 512;
 
@@ -66,7 +71,10 @@ export class SvcDedupObject {
     return Response.json(await this.run(command));
   }
 
-  /** Deletes the records that expired, a batch at a time, and sets the alarm for the next to expire. */
+  /**
+   * Deletes the records that expired, a batch at a time, and sets the alarm for the next to expire,
+   * or an interval from now when that is sooner.
+   */
   async alarm(): Promise<void> {
     const now = Date.now();
     let next = Infinity;
@@ -80,7 +88,7 @@ export class SvcDedupObject {
       }
       if (batch.size < SWEEP_BATCH) break;
     }
-    if (next !== Infinity) await this.storage.setAlarm(next);
+    if (next !== Infinity) await this.storage.setAlarm(Math.max(next, now + SWEEP_INTERVAL_MS));
   }
 
   private async run(command: DedupCommand): Promise<DedupClaimAnswer | { readonly ok: boolean }> {
@@ -112,8 +120,8 @@ export class SvcDedupObject {
 
   private async keep(id: string, record: DeliveryRecord): Promise<void> {
     await this.storage.put(id, record);
-    const alarm = await this.storage.getAlarm();
-    if (alarm === null || alarm > record.until) await this.storage.setAlarm(record.until);
+    // A sweep is due already when an alarm is set: it sets the next one itself.
+    if ((await this.storage.getAlarm()) === null) await this.storage.setAlarm(record.until);
   }
 }
 

@@ -1,4 +1,4 @@
-import { SvcDedupObject } from '../../../src/dedup/durable-object-claims';
+import { SvcDedupObject, SWEEP_INTERVAL_MS } from '../../../src/dedup/durable-object-claims';
 import { ObjectStorage } from '../../support/object-storage';
 
 /**
@@ -125,24 +125,30 @@ describe('SvcDedupObject', () => {
   });
 
   describe('the alarm', () => {
-    it('is set for the first record to expire, and moved earlier by one that expires sooner', async () => {
+    it('is set for the first record kept, and left as it is by later ones: the sweep sets the next', async () => {
       await claim('d1', 'a', 5000);
       expect(storage.alarmAt).toBe(now + 5000);
       await claim('d2', 'a', 1000);
-      expect(storage.alarmAt).toBe(now + 1000);
-      await claim('d3', 'a', 9000);
-      expect(storage.alarmAt).toBe(now + 1000);
+      await commit('d1', 'a', 9000);
+      expect(storage.alarmAt).toBe(now + 5000);
     });
 
-    it('deletes the expired records, keeps the others, and is set again for the next to expire', async () => {
+    it('deletes the expired records, keeps the others, and is set again for the next to expire, an hour from now at the soonest', async () => {
       await claim('d1', 'a', 1000);
       await claim('d2', 'a', 3000);
       await claim('d3', 'a', 3000);
       await commit('d3', 'a', 2000);
+      await claim('d4', 'a', 3 * SWEEP_INTERVAL_MS);
       now += 2000;
       await object.alarm();
-      expect([...storage.records.keys()]).toEqual(['d2']);
-      expect(storage.alarmAt).toBe(now + 1000);
+      expect([...storage.records.keys()]).toEqual(['d2', 'd4']);
+      expect(storage.alarmAt).toBe(now + SWEEP_INTERVAL_MS);
+      await release('d2', 'a');
+      now += SWEEP_INTERVAL_MS;
+      await object.alarm();
+      expect([...storage.records.keys()]).toEqual(['d4']);
+      // The next to expire, d4, is later than an interval from now.
+      expect(storage.alarmAt).toBe(1_000_000 + 3 * SWEEP_INTERVAL_MS);
     });
 
     it('sweeps past one batch of records', async () => {
@@ -150,7 +156,7 @@ describe('SvcDedupObject', () => {
       now += 1000;
       await object.alarm();
       expect([...storage.records.keys()]).toEqual(['d1200', 'd1201', 'd1202']);
-      expect(storage.alarmAt).toBe(now + 4000);
+      expect(storage.alarmAt).toBe(now + SWEEP_INTERVAL_MS);
     });
 
     it('with nothing left, sets no new alarm', async () => {
