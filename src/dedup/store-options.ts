@@ -17,7 +17,15 @@ const retentionMs = numberOption({
 });
 
 const commandTimeoutMs = (what: string) =>
-  numberOption({ doc: `Longest wait for ${what}; past it the delivery fails closed (503 \`store_unavailable\`).`, unit: 'ms', default: 1000, min: 0, minExclusive: true, max: MAX_TIMER_MS, integer: false });
+  numberOption({
+    doc: `Longest wait for ${what}; past it the delivery fails closed (503 \`store_unavailable\`).`,
+    unit: 'ms',
+    default: 1000,
+    min: 0,
+    minExclusive: true,
+    max: MAX_TIMER_MS,
+    integer: false,
+  });
 
 /** A logger for the store's own warnings: anything with `warn`. */
 const warnLogger = customOption<Pick<WebhookLogger, 'warn'> | undefined>({
@@ -25,7 +33,8 @@ const warnLogger = customOption<Pick<WebhookLogger, 'warn'> | undefined>({
   type: '{ warn }',
   defaultText: 'none',
   read(value, name) {
-    if (value !== undefined && typeof (value as { warn?: unknown } | null)?.warn !== 'function') throw new TypeError(`svc-webhooks: \`${name}\` must be a logger with a warn method; got ${kindOf(value)}`);
+    if (value !== undefined && typeof (value as { warn?: unknown } | null)?.warn !== 'function')
+      throw new TypeError(`svc-webhooks: \`${name}\` must be a logger with a warn method; got ${kindOf(value)}`);
     return value as Pick<WebhookLogger, 'warn'> | undefined;
   },
 });
@@ -50,22 +59,41 @@ function given<T>(spec: { doc: string; type: string; methods: readonly string[];
 /** The declaration of every `memoryStore()` option (docs/options.md is made from it). */
 export const MEMORY_STORE_OPTIONS = {
   retentionMs,
-  maxIds: numberOption({ doc: 'The most ids remembered at once; past it the oldest are forgotten early, an eighth at a time, and a warning is logged.', unit: 'count', default: 1_000_000, min: 0, minExclusive: true, integer: false }),
+  maxIds: numberOption({
+    doc: 'The most ids remembered at once; past it the oldest are forgotten early, an eighth at a time, and a warning is logged.',
+    unit: 'count',
+    default: 1_000_000,
+    min: 0,
+    minExclusive: true,
+    integer: false,
+  }),
   now: functionOption<() => number>({ doc: 'The clock, in ms since the epoch.', type: '() => number', default: Date.now, defaultText: '`Date.now`' }),
   logger: warnLogger,
 };
 
 /** The declaration of every `redisStore()` option. */
 export const REDIS_STORE_OPTIONS = {
-  client: given<{ call(...args: never[]): Promise<unknown> }>({ doc: 'A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`); the store does not close it.', type: 'an ioredis client', methods: ['call'], bounds: 'this, `url` or `cluster` (exactly one)' }),
-  url: stringOption({ doc: 'A Redis URL: the store creates an ioredis client tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this, `client` or `cluster` (exactly one)' }),
+  client: given<{ call(...args: never[]): Promise<unknown> }>({
+    doc: 'A connected client (an ioredis `Redis` or `Cluster`, or anything with `call`); the store does not close it.',
+    type: 'an ioredis client',
+    methods: ['call'],
+    bounds: 'this, `url` or `cluster` (exactly one)',
+  }),
+  url: stringOption({
+    doc: 'A Redis URL: the store creates an ioredis client tuned to fail fast, and closes it on `close()`.',
+    default: undefined,
+    bounds: 'this, `client` or `cluster` (exactly one)',
+  }),
   cluster: customOption<readonly string[] | undefined>({
     doc: "A Redis Cluster's seed nodes (docs/redis-cluster.md): the store creates an ioredis `Cluster` tuned to fail fast, and closes it on `close()`.",
     type: 'string[]',
     bounds: 'redis:// or rediss:// URLs; this, `client` or `url` (exactly one)',
     read: (value, name) => (value === undefined ? undefined : clusterSeeds(value, name)),
   }),
-  prefix: stringOption({ doc: 'Key prefix, so that several receivers can share one Redis. Keep hash tags (`{…}`) out of it on a cluster: they would put every id on one node.', default: 'svc-webhooks:' }),
+  prefix: stringOption({
+    doc: 'Key prefix, so that several receivers can share one Redis. Keep hash tags (`{…}`) out of it on a cluster: they would put every id on one node.',
+    default: 'svc-webhooks:',
+  }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
 };
@@ -95,10 +123,17 @@ export const REDIS_REST_STORE_OPTIONS = {
       if (value === '') throw new TypeError(`svc-webhooks: \`${name}\` must not be empty`);
     },
   }),
-  prefix: stringOption({ doc: 'Key prefix, as for `redisStore()`: receivers with the same prefix share their claims, over REST or not.', default: 'svc-webhooks:' }),
+  prefix: stringOption({
+    doc: 'Key prefix, as for `redisStore()`: receivers with the same prefix share their claims, over REST or not.',
+    default: 'svc-webhooks:',
+  }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one REST command'),
-  fetch: functionOption<(input: string, init: RequestInit) => Promise<Response>>({ doc: 'The `fetch` the store calls.', type: '(input, init) => Promise<Response>', defaultText: 'the global `fetch`' }),
+  fetch: functionOption<(input: string, init: RequestInit) => Promise<Response>>({
+    doc: 'The `fetch` the store calls.',
+    type: '(input, init) => Promise<Response>',
+    defaultText: 'the global `fetch`',
+  }),
 };
 
 /** The PostgreSQL store's table when none is given (here, not in postgres-sql.ts, which loads on first use). */
@@ -106,11 +141,27 @@ export const DEFAULT_TABLE = 'svc_webhook_deliveries';
 
 /** The declaration of every `postgresStore()` option. */
 export const POSTGRES_STORE_OPTIONS = {
-  pool: given<{ connect(): Promise<unknown> }>({ doc: 'A node-postgres `Pool` (give it an `error` listener); the store does not close it.', type: 'a pg Pool', methods: ['connect'] }),
-  connectionString: stringOption({ doc: 'A connection string: the store creates a pool tuned to fail fast, and closes it on `close()`.', default: undefined, bounds: 'this or `pool` (exactly one)' }),
+  pool: given<{ connect(): Promise<unknown> }>({
+    doc: 'A node-postgres `Pool` (give it an `error` listener); the store does not close it.',
+    type: 'a pg Pool',
+    methods: ['connect'],
+  }),
+  connectionString: stringOption({
+    doc: 'A connection string: the store creates a pool tuned to fail fast, and closes it on `close()`.',
+    default: undefined,
+    bounds: 'this or `pool` (exactly one)',
+  }),
   table: stringOption({ doc: 'The table the migration made (`svc-webhooks postgres migrate`): `name` or `schema.name`.', default: DEFAULT_TABLE }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('a connection plus one store statement'),
-  pruneIntervalMs: numberOption({ doc: 'How often expired rows are deleted (in small batches that skip rows in use).', unit: 'ms', default: 10 * 60_000, min: 0, minExclusive: true, max: MAX_TIMER_MS, integer: false }),
+  pruneIntervalMs: numberOption({
+    doc: 'How often expired rows are deleted (in small batches that skip rows in use).',
+    unit: 'ms',
+    default: 10 * 60_000,
+    min: 0,
+    minExclusive: true,
+    max: MAX_TIMER_MS,
+    integer: false,
+  }),
   logger: warnLogger,
 };
