@@ -6,10 +6,11 @@
  * incremental record, so `npm run mutate` there would retest all of the core, which takes longer
  * than CI may. Fails, as a full run does, when the changed files score below the threshold.
  *
- *   node scripts/mutate-changed.mjs                   mutate the changed core files (CI)
- *   node scripts/mutate-changed.mjs --record          after a run over the whole core: record the files as it saw them
- *   node scripts/mutate-changed.mjs --record a.ts …   after a run over some files: record those alone (their
- *                                                     content now must be what the run mutated)
+ *   node scripts/mutate-changed.mjs                        mutate the changed core files (CI)
+ *   node scripts/mutate-changed.mjs --record <report.json> …
+ *       record the files of a run's reports (the first pass's, then any later one over some of its
+ *       lines): each file whose content now is the source the run mutated. Refused when the merged
+ *       reports score below the threshold; a file changed since the run is named and not recorded.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -42,25 +43,31 @@ function coreFiles() {
 }
 
 if (process.argv.includes('--record')) {
-  const named = process.argv.slice(process.argv.indexOf('--record') + 1);
-  const now = coreFiles();
-  let files = now;
-  if (named.length > 0) {
-    const unknown = named.filter((file) => !(file in now));
-    if (unknown.length > 0) {
-      console.error(`mutate-changed: not core files of src/: ${unknown.join(', ')}`);
-      process.exit(2);
-    }
-    // The record as it was, less the files that no longer exist, with the named files as they are now.
-    const kept = JSON.parse(readFileSync(RECORD, 'utf8')).files;
-    files = Object.fromEntries(
-      Object.entries({ ...kept, ...Object.fromEntries(named.map((file) => [file, now[file]])) })
-        .filter(([file]) => file in now)
-        .sort(([a], [b]) => a.localeCompare(b)),
-    );
+  const reports = process.argv.slice(process.argv.indexOf('--record') + 1);
+  if (reports.length === 0) {
+    console.error('mutate-changed: --record takes the JSON reports of the run to record (reports/mutation/…)');
+    process.exit(2);
   }
+  const merged = mergedReports(...reports);
+  const total = counts(Object.values(merged.files).flatMap((data) => data.mutants));
+  if (score(total) < config.thresholds.break) {
+    console.error(`mutate-changed: the run scored ${score(total).toFixed(2)} %, under ${config.thresholds.break} %: not recorded`);
+    process.exit(1);
+  }
+  const now = coreFiles();
+  const sha = (text) => createHash('sha256').update(text).digest('hex');
+  const same = Object.entries(merged.files).filter(([file, data]) => now[file] !== undefined && now[file] === sha(data.source));
+  const changedSince = Object.keys(merged.files).filter((file) => !same.some(([f]) => f === file));
+  if (changedSince.length > 0) console.log(`mutate-changed: changed since the run, not recorded: ${changedSince.join(', ')}`);
+  // The record as it was, less the files that no longer exist, with the run's files as it mutated them.
+  const kept = JSON.parse(readFileSync(RECORD, 'utf8')).files;
+  const files = Object.fromEntries(
+    Object.entries({ ...kept, ...Object.fromEntries(same.map(([file]) => [file, now[file]])) })
+      .filter(([file]) => file in now)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
   writeFileSync(RECORD, `${JSON.stringify({ files }, null, 2)}\n`);
-  console.log(`mutate-changed: recorded ${named.length > 0 ? named.length : Object.keys(files).length} core file(s) in ${relative(root, RECORD)}`);
+  console.log(`mutate-changed: recorded ${same.length} core file(s) in ${relative(root, RECORD)}, scored ${score(total).toFixed(2)} %`);
   process.exit(0);
 }
 
