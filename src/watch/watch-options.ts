@@ -246,6 +246,15 @@ export function watchSettings(input: unknown): WatchSettings {
     }
     if (bot !== undefined && bot.secret === undefined)
       throw new TypeError('svc-webhooks: `reenable` needs `bot.secret`: the bot PUT takes the url and the secret');
+    // The PUT carries the secret to the URL svc holds: only where it is known to be the receiver's.
+    if (read.boards !== undefined && read.expectUrl === undefined)
+      throw new TypeError(
+        "svc-webhooks: `reenable` needs `expectUrl`: the URL the board webhooks should deliver to (or a function answering per board); the re-enabling PUT sends the receiver's secret, so only to that URL",
+      );
+    if (bot !== undefined && bot.expectUrl === undefined && typeof read.expectUrl !== 'function')
+      throw new TypeError(
+        "svc-webhooks: `reenable` needs `bot.expectUrl` (or an `expectUrl` function): the URL the bot webhook should deliver to; the re-enabling PUT sends the bot's secret, so only to that URL",
+      );
     if (read.boards !== undefined && !isClient(read.client, ['setBoardWebhook', 'pingBoardWebhook']))
       throw new TypeError('svc-webhooks: `reenable` needs a `client` that can PUT and ping (an SvcClient)');
     if (bot !== undefined && !isClient(bot.client, ['setBotWebhook']))

@@ -29,6 +29,12 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
     ['secret list with a bad one', { secret: [SECRET, 'short'] }, /`secret\[1\]`/],
     ['reenable without a secret', { reenable: true, expectUrl: HOOK_URL }, /`reenable` needs `secret`.*generate a new secret/],
     ['reenable for the bot without its secret', { boards: undefined, bot: true, reenable: true }, /`reenable` needs `bot.secret`/],
+    ['reenable without expectUrl: the secret would go wherever svc points', { reenable: true, secret: SECRET }, /`reenable` needs `expectUrl`/],
+    [
+      'reenable for the bot without its expected URL',
+      { boards: undefined, bot: { secret: SECRET }, reenable: true, expectUrl: HOOK_URL },
+      /`reenable` needs `bot.expectUrl` \(or an `expectUrl` function\)/,
+    ],
     [
       'expectUrl not a URL',
       { expectUrl: 'hooks.example.com/webhooks/board' },
