@@ -47,12 +47,12 @@ export function classify(input: ClassifyInput): Classified {
   const { status, rawUrl } = classified;
   if (expectedUrl === undefined || input.observation.kind !== 'state' || !isObject(input.observation.body)) return classified;
   const expected = displayUrl(expectedUrl);
-  // svc's state holds a URL of another kind than a text: somewhere else all the same.
+  // No URL in svc's state: nothing to compare. A URL that is not a text is somewhere else.
   const heldUrl = input.observation.body.url;
   if (heldUrl === undefined || heldUrl === null) return withExpected(classified, expected);
   if (rawUrl !== undefined && !isElsewhere(rawUrl, expectedUrl)) return withExpected(classified, expected);
   // Misdirected wins: a webhook svc disabled or paused there would resume delivering there.
-  const { summary: _summary, state, reason: _reason, httpStatus: _httpStatus, problem: _problem, disablesAt: _disablesAt, ...rest } = status;
+  const { summary: _summary, state, reason: _reason, httpStatus: _httpStatus, problem: _problem, ...rest } = status;
   return done(
     input,
     {

@@ -94,6 +94,30 @@ describe('watchWebhooks({ expectUrl }): a webhook aimed elsewhere is misdirected
     for (const hidden of ['hook-user', 'hook-password-123', 'query-token-456', 'frag-789', 'expected-key-000']) expect(shown).not.toContain(hidden);
   });
 
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['a URL that is not a text: somewhere else', { url: 42 }, { state: 'misdirected', url: '(not a URL)', svcState: 'healthy' }],
+    ['a URL that cannot be read: somewhere else', { url: 'hooks example' }, { state: 'misdirected', url: '(not a URL)' }],
+    ['no URL at all: nothing to compare', { url: null }, { state: 'healthy', expectedUrl: EXPECT }],
+  ])("svc's state with %s", async (_name, fields, status) => {
+    h = await harness({ boards: 1 });
+    h.svc.fault(h.svc.boardIds[0]!, { fields });
+    h.watch({ expectUrl: EXPECT });
+    await h.watcher!.checked();
+    expect(h.watcher!.statuses()[0]).toMatchObject(status);
+  });
+
+  it('failing elsewhere: misdirected, svcState failing, with when svc disables it', async () => {
+    h = await harness({ boards: 1 });
+    const [board] = h.svc.boardIds as [string];
+    await aim(board, 'https://evil.example.net/webhooks/board');
+    await h.svc.failDeliveries(board, { error: 'receiver answered 502' });
+    h.watch({ expectUrl: EXPECT });
+    await h.watcher!.checked();
+    const status = h.watcher!.statuses()[0]!;
+    expect(status).toMatchObject({ state: 'misdirected', svcState: 'failing', lastError: expect.any(String) });
+    expect(status.disablesAt).toBe(h.svc.webhook(board)!.failingSince! + 24 * 60 * 60 * 1000);
+  });
+
   it('a function answers per webhook; undefined leaves that webhook unchecked', async () => {
     h = await harness({ boards: 3 });
     const [a, b, c] = h.svc.boardIds as [string, string, string];
