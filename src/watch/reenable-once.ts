@@ -31,7 +31,7 @@ export type ReenableOnceResult = {
 };
 
 /**
- * The watcher's re-enable, once, by hand (`svc-webhooks board-webhook reenable <id>`): the board
+ * The watcher's re-enable, once, by hand (`svc-webhooks board-webhook reenable <id> --url <url>`): the board
  * webhook must be disabled, and svc must hold `expectedUrl` (the PUT carries the secret there: with
  * another URL, or none expected, nothing is sent and the URL svc holds is told); svc's ping must reach the receiver (a 429's Retry-After is waited for,
  * once); then one PUT of the same URL with `secret`, never without one; then svc's state again.

@@ -165,7 +165,8 @@ export class Reenabler {
   private giveUp(input: ReenableInput, record: Attempts): boolean {
     record.givenUp = true;
     this.metrics.reenable(input.target.webhook, 'given_up');
-    const tool = input.target.webhook === 'board' ? `svc-webhooks board-webhook reenable ${input.target.boardId}` : 'svc-webhooks bot-webhook set';
+    const tool =
+      input.target.webhook === 'board' ? `svc-webhooks board-webhook reenable ${input.target.boardId} --url <its URL>` : 'svc-webhooks bot-webhook set';
     this.logger.error(
       { webhook: input.target.webhook, ...boardField(input.target) },
       `${whoOf(input.target)}: svc disabled it again, and no delivery succeeded since the watcher re-enabled it: not re-enabling it again; fix the receiver, then re-enable it by hand (${tool})`,

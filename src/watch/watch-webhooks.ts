@@ -41,6 +41,7 @@ interface Target {
  *   client: new SvcClient({ baseUrl: 'https://acme.svc.example.com', token: process.env.SVC_TOKEN }),
  *   boards: () => boardIds(),        // or a fixed list
  *   secret: ({ boardId }) => secretOf(boardId), // the receiver's resolver: only read to re-enable
+ *   expectUrl: 'https://hooks.example.com/webhooks/board', // where svc should deliver; the only URL re-enabled
  *   reenable: true,
  * });
  */

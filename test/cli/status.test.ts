@@ -230,6 +230,16 @@ describe('svc-webhooks status --url, --bot-url: a webhook aimed elsewhere is mis
     expect((await runCli(['status', ...boards(), '--url', EXPECT], { env })).code).toBe(1);
   });
 
+  it('a disabled webhook at the expected URL: its note gives the re-enable command with that --url', async () => {
+    await svc.failSince(svc.boardIds[0]!, DAY_MS + 60_000);
+    const result = await runCli(['status', ...boards(), '--url', `${EXPECT}?key=expected-key`], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`(queue dropped; re-enable: svc-webhooks board-webhook reenable ${svc.boardIds[0]} --url ${EXPECT})`);
+    expect(result.stdout).not.toContain('expected-key');
+    const plain = await runCli(['status', ...boards()], { env });
+    expect(plain.stdout).toContain(`re-enable: svc-webhooks board-webhook reenable ${svc.boardIds[0]} --url <url>)`);
+  });
+
   it("credentials and the query of svc's URL are never printed, in the table or --json", async () => {
     svc.svc.injectApiFault({
       fields: { url: 'https://hook-user:hook-password-123@evil.example.net/in?token=query-token-456' },

@@ -201,7 +201,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy', 'healthy→failing', 'failing→disabled']);
     const line = h.lines().find((l) => /not re-enabling it again/.test(l.msg))!;
     expect(line.level).toBe(LEVEL.error);
-    expect(line.msg).toContain(`svc-webhooks board-webhook reenable ${board}`);
+    expect(line.msg).toContain(`svc-webhooks board-webhook reenable ${board} --url <its URL>`);
 
     // Fixed and re-enabled by hand; deliveries succeed; a later disable is re-enabled again.
     await h.client.setBoardWebhook(board, { url: h.svc.webhook(board)!.url, secret: SECRET });
