@@ -5,8 +5,10 @@
  * - SVC_TOKEN and SVC_WATCH_BOARDS (board ids, comma-separated): the board webhooks, read with the
  *   token of a person who manages the boards;
  * - SVC_BOT_TOKEN: the bot webhook;
+ * - SVC_WATCH_BOARD_URL, SVC_WATCH_BOT_URL: the URLs svc should deliver to (another is reported
+ *   misdirected);
  * - SVC_WATCH_REENABLE=on: re-enable a webhook svc disabled, with the server's own secrets (never on
- *   the published development secrets);
+ *   the published development secrets), only at those URLs (so it needs them);
  * - SVC_WATCH_INTERVAL_MS: how often each webhook is asked (default 5 minutes).
  *
  * Without SVC_BASE_URL and a token nothing is watched, and the inspector's panel says how to start.
@@ -42,7 +44,16 @@ export function watchOwnWebhooks(env: NodeJS.ProcessEnv, secrets: OwnSecrets, lo
     const options: WatchOptions = {
       client: new SvcClient({ baseUrl, ...(boardToken === undefined ? { token: botToken } : { token: boardToken }) }),
       ...(boardToken === undefined ? {} : { boards, secret: secrets.board }),
-      ...(botToken === undefined ? {} : { bot: { client: new SvcClient({ baseUrl, token: botToken }), secret: secrets.bot } }),
+      ...(env.SVC_WATCH_BOARD_URL ? { expectUrl: env.SVC_WATCH_BOARD_URL } : {}),
+      ...(botToken === undefined
+        ? {}
+        : {
+            bot: {
+              client: new SvcClient({ baseUrl, token: botToken }),
+              secret: secrets.bot,
+              ...(env.SVC_WATCH_BOT_URL ? { expectUrl: env.SVC_WATCH_BOT_URL } : {}),
+            },
+          }),
       reenable: withReenable,
       logger,
       ...(env.SVC_WATCH_INTERVAL_MS ? { intervalMs: Number(env.SVC_WATCH_INTERVAL_MS) } : {}),

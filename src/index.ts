@@ -44,6 +44,7 @@ export { redactSecrets, redactingStream, type LineWriter } from './internal/reda
 export { checkWebhookSecret, webhookSecretProblem, WEBHOOK_SECRET_MIN_LENGTH, WEBHOOK_SECRET_MAX_LENGTH } from './client/webhook-secret';
 /** The watcher's options, and the shapes of what it reports. */
 export type { WatchOptions, WatchBotOptions, WatchClient, BoardList, ProbeTarget } from './watch/watch-options';
+export type { ExpectUrl } from './watch/expect-url';
 export type { WebhookHealth, WebhookStatus, WebhookChange, WebhookWatcher, WatchedWebhook, SvcTime } from './watch/watch-types';
 /** Every health a webhook can be reported in, in the order the CLI sorts them. */
 export { webhookHealths } from './watch/watch-types';

@@ -62,7 +62,7 @@ function note(s: WebhookStatus): string {
       return `${printable(s.lastError ?? 'no error given')} (${left}, dropping its queue)`;
     }
     case 'disabled':
-      return `${s.lastError === undefined ? '' : `${printable(s.lastError)} `}(queue dropped; re-enable: ${s.webhook === 'board' ? `svc-webhooks board-webhook reenable ${printable(s.boardId)}` : 'svc-webhooks bot-webhook set'})`;
+      return `${s.lastError === undefined ? '' : `${printable(s.lastError)} `}(queue dropped; re-enable: ${s.webhook === 'board' ? `svc-webhooks board-webhook reenable ${printable(s.boardId)} --url ${printable((s.expectedUrl ?? '<url>').replace(/\?…$/, ''))}` : 'svc-webhooks bot-webhook set'})`;
     default:
       return printable(s.summary);
   }

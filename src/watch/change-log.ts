@@ -15,8 +15,8 @@ interface Window {
 
 /**
  * One line per change of a webhook's health, at the level of what it means for events: back to
- * healthy at info; failing and an unreachable svc at warn; disabled, paused, missing and a refused
- * token at error. A first status that is healthy is not logged (a watcher of 10,000 boards would
+ * healthy at info; failing and an unreachable svc at warn; disabled, paused, missing, misdirected
+ * and a refused token at error. A first status that is healthy is not logged (a watcher of 10,000 boards would
  * start with 10,000 lines); the first round ends with one line that counts them. When svc fails
  * for many webhooks at once, at most MAX_LINES_PER_WINDOW lines of one state are logged per window
  * (the poll interval); the rest are counted in one line at its end. `onChange` and the metrics see
@@ -96,6 +96,8 @@ export function lineFields(previous: WebhookStatus | undefined, current: Webhook
   if (current.webhook === 'board') fields.boardId = current.boardId;
   if (previous !== undefined) fields.previous = previous.state;
   if (current.url !== undefined) fields.url = current.url;
+  if (current.expectedUrl !== undefined) fields.expectedUrl = current.expectedUrl;
+  if (current.svcState !== undefined) fields.svcState = current.svcState;
   if (current.failingSince !== undefined) fields.failingSince = when(current.failingSince);
   if (current.disablesAt !== undefined) fields.disablesAt = new Date(current.disablesAt).toISOString();
   if (current.disabledAt !== undefined) fields.disabledAt = when(current.disabledAt);

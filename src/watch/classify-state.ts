@@ -4,6 +4,7 @@ import { lineScrub, NO_SECRETS } from '../internal/log-redaction';
 import { redactSecrets } from '../internal/redact-secrets';
 import { readSvcTime } from './svc-time';
 import { describeStatus } from './describe-status';
+import { isElsewhere } from './expect-url';
 import type { SvcTime, WatchedWebhook, WebhookHealth, WebhookStatus } from './watch-types';
 
 /** The spec: a webhook failing for a whole day is disabled. */
@@ -22,6 +23,8 @@ export interface ClassifyInput {
   /** The status before this poll, for `since` when the state is unchanged. */
   readonly previous: WebhookStatus | undefined;
   readonly now: number;
+  /** The URL svc should hold (`expectUrl`); undefined: not checked. */
+  readonly expectedUrl?: string | undefined;
 }
 
 /** A status and the raw URL svc holds (for a re-enabling PUT, never shown). */
@@ -39,6 +42,35 @@ type Fields = { -readonly [K in keyof WebhookStatus]?: WebhookStatus[K] };
  * state (only the times derived from it are unknown).
  */
 export function classify(input: ClassifyInput): Classified {
+  const classified = classifyState(input);
+  const { expectedUrl } = input;
+  const { status, rawUrl } = classified;
+  if (expectedUrl === undefined || input.observation.kind !== 'state' || !isObject(input.observation.body)) return classified;
+  const expected = displayUrl(expectedUrl);
+  // No URL in svc's state: nothing to compare. A URL that is not a text is somewhere else.
+  const heldUrl = input.observation.body.url;
+  if (heldUrl === undefined || heldUrl === null) return withExpected(classified, expected);
+  if (rawUrl !== undefined && !isElsewhere(rawUrl, expectedUrl)) return withExpected(classified, expected);
+  // Misdirected wins: a webhook svc disabled or paused there would resume delivering there.
+  const { summary: _summary, state, reason: _reason, httpStatus: _httpStatus, problem: _problem, ...rest } = status;
+  return done(
+    input,
+    {
+      ...rest,
+      state: 'misdirected',
+      svcState: state,
+      ...(expected === undefined ? {} : { expectedUrl: expected }),
+      ...(rest.url === undefined ? { url: '(not a URL)' } : {}),
+    },
+    rawUrl,
+  );
+}
+
+function withExpected(classified: Classified, expected: string | undefined): Classified {
+  return expected === undefined ? classified : { ...classified, status: { ...classified.status, expectedUrl: expected } };
+}
+
+function classifyState(input: ClassifyInput): Classified {
   const { observation, now } = input;
   if (observation.kind === 'missing') return done(input, { state: 'missing', reason: 'not_found' }, undefined);
   if (observation.kind === 'error') return done(input, fromError(observation.error), undefined);

@@ -15,6 +15,8 @@ export function describeStatus(status: Unsummarised, now: number): string {
       return `paused by svc (pausedReason ${status.pausedReason}${status.pausedReason === 'PLAN' ? ': the plan dropped below Business' : ', a reason the spec does not list'}): new events are not queued`;
     case 'missing':
       return 'no webhook: svc answered 404 (deleted, its queue marked failed, or never set)';
+    case 'misdirected':
+      return `misdirected: svc delivers to ${status.url ?? 'an unknown URL'}, not to the expected ${status.expectedUrl ?? 'URL'}${status.svcState === undefined ? '' : ` (svc reports it ${status.svcState})`}: its events go elsewhere; set the URL again (PUT), it is never re-enabled there`;
     default:
       return `state unknown: ${unreachable(status)}`;
   }

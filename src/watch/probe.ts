@@ -1,4 +1,6 @@
 import { isSvcClientError } from '../client/svc-client-error';
+import { webhookUrlProblem } from '../client/webhook-url';
+import { displayUrl } from './classify-state';
 import { printable } from '../internal/printable';
 import type { ProbeTarget, WatchClient } from './watch-options';
 import { within } from './within';
@@ -52,8 +54,14 @@ async function ping(client: WatchClient, boardId: string): Promise<ProbeResult> 
   );
 }
 
-/** A receiver that is up refuses an unsigned request (400, 401, 403) or takes it; 404, 3xx and 5xx say it is not there. */
+/**
+ * A receiver that is up refuses an unsigned request (400, 401, 403) or takes it; 404, 3xx and 5xx
+ * say it is not there. Only to a public https:// URL, as svc would deliver to: never to this
+ * machine or a private network, whatever URL svc's state holds.
+ */
 async function knock(fetchFn: typeof fetch, url: string): Promise<ProbeResult> {
+  const refused = webhookUrlProblem(url);
+  if (refused !== undefined) return failed(`not probed: the bot URL svc holds, ${displayUrl(url)}, is not a public https:// URL (${refused})`);
   const res = await fetchFn(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'user-agent': 'svc-webhooks-watcher' },

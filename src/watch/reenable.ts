@@ -1,6 +1,8 @@
 import { webhookSecretProblem } from '../client/webhook-secret';
 import type { WebhookLogger } from '../internal/logger';
 import { describe, probe } from './probe';
+import { displayUrl } from './classify-state';
+import { isElsewhere } from './expect-url';
 import { duration, when } from './describe-status';
 import type { WatchMetrics } from './watch-metrics';
 import type { WatchSettings } from './watch-options';
@@ -34,11 +36,14 @@ export interface ReenableInput {
   readonly target: WatchedWebhook;
   readonly status: WebhookStatus;
   readonly rawUrl: string | undefined;
+  /** The URL the webhook should deliver to (`expectUrl`); undefined: unknown, so never re-enabled. */
+  readonly expectedUrl: string | undefined;
 }
 
 /**
  * Re-enables webhooks svc disabled, with `reenable: true`. For each: the receiver must first answer
- * a probe (a board: svc's ping, at most once per 10 s, 429 honoured); then one PUT with the same URL
+ * a probe (a board: svc's ping, at most once per 10 s, 429 honoured), and svc must hold the expected
+ * URL (`expectUrl`: the PUT carries the secret there); then one PUT with the same URL
  * and the secret the receiver verifies with (the fixed secret, or the resolver's answer for the
  * board): never without one, as a board PUT without a secret makes svc generate a new one. A failed
  * probe or PUT waits `reenableBackoffMs`, doubling up to an hour. Never in a loop: a webhook svc
@@ -88,6 +93,12 @@ export class Reenabler {
     const who = whoOf(target);
     if (rawUrl === undefined)
       return this.failed(input, record, { outcome: 'failed', message: `${who}: not re-enabled: svc's state holds no URL to PUT again` });
+    // The PUT sends the receiver's secret to the URL svc holds: only when that is the expected one.
+    if (input.expectedUrl === undefined || isElsewhere(rawUrl, input.expectedUrl))
+      return this.failed(input, record, {
+        outcome: 'url_unchecked',
+        message: `${who}: not re-enabled: svc holds ${displayUrl(rawUrl)}, ${input.expectedUrl === undefined ? 'and expectUrl gave no URL for it' : `not the expected ${displayUrl(input.expectedUrl)}`}; the re-enabling PUT would send the receiver's secret there`,
+      });
     const secret = await this.secretOf(target);
     if (typeof secret !== 'string')
       return this.failed(input, record, {
@@ -154,7 +165,8 @@ export class Reenabler {
   private giveUp(input: ReenableInput, record: Attempts): boolean {
     record.givenUp = true;
     this.metrics.reenable(input.target.webhook, 'given_up');
-    const tool = input.target.webhook === 'board' ? `svc-webhooks board-webhook reenable ${input.target.boardId}` : 'svc-webhooks bot-webhook set';
+    const tool =
+      input.target.webhook === 'board' ? `svc-webhooks board-webhook reenable ${input.target.boardId} --url <its URL>` : 'svc-webhooks bot-webhook set';
     this.logger.error(
       { webhook: input.target.webhook, ...boardField(input.target) },
       `${whoOf(input.target)}: svc disabled it again, and no delivery succeeded since the watcher re-enabled it: not re-enabling it again; fix the receiver, then re-enable it by hand (${tool})`,
@@ -162,7 +174,7 @@ export class Reenabler {
     return false;
   }
 
-  private failed(input: ReenableInput, record: Attempts, what: { outcome: 'failed' | 'no_secret' | 'probe_failed'; message: string }): false {
+  private failed(input: ReenableInput, record: Attempts, what: { outcome: 'failed' | 'no_secret' | 'probe_failed' | 'url_unchecked'; message: string }): false {
     record.failures++;
     const wait = Math.min(this.settings.reenableBackoffMs * 2 ** (record.failures - 1), MAX_BACKOFF_MS);
     record.notBefore = clock() + wait;

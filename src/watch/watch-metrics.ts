@@ -17,7 +17,7 @@ export const METRIC_REENABLES = 'svc.webhook.watch.reenables';
 export const MAX_BOARD_SERIES = 100;
 
 /** How a re-enable attempt ended. */
-export type ReenableOutcome = 'reenabled' | 'probe_failed' | 'no_secret' | 'failed' | 'given_up';
+export type ReenableOutcome = 'reenabled' | 'probe_failed' | 'no_secret' | 'url_unchecked' | 'failed' | 'given_up';
 
 interface Instruments {
   readonly gauges: readonly OtelApi.ObservableGauge[];

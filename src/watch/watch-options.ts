@@ -5,6 +5,7 @@ import type { LoggerLike, WebhookLogger } from '../internal/logger';
 import { booleanOption, customOption, functionOption, kindOf, numberOption, readOptions } from '../internal/option-table';
 import { checkLoggerOption, scrubbedLogger, type LoggerOption } from '../internal/webhook-loggers';
 import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
+import { expectUrlProblem, type ExpectUrl } from './expect-url';
 import type { WebhookChange } from './watch-types';
 
 /** The calls the watcher makes: an `SvcClient` has them all. */
@@ -19,6 +20,11 @@ export interface WatchBotOptions {
   client?: WatchClient;
   /** The bot webhook's secret, as the receiver verifies with: needed with `reenable` (the bot PUT takes `{ url, secret }`). */
   secret?: string;
+  /**
+   * The URL the bot webhook should deliver to: needed with `reenable` (unless `expectUrl` is a
+   * function that answers for the bot). Another URL at svc is `misdirected`.
+   */
+  expectUrl?: string;
 }
 
 /** What a re-enable probe checks: the webhook and where svc delivers to. */
@@ -38,6 +44,13 @@ export interface WatchOptions {
    * PUT without a secret would make svc generate a new one, which your receiver does not know.
    */
   secret?: string | readonly string[] | SecretResolver<BoardSecretClaim>;
+  /**
+   * The URL each webhook should deliver to: one for every board webhook, or a function that answers
+   * per webhook (`{ webhook: 'board', boardId }` or `{ webhook: 'bot' }`; undefined: not checked).
+   * svc holding another scheme, host, port or path is reported `misdirected` (the query is not
+   * compared, nor a trailing slash). Needed with `reenable`: the secret is PUT only to this URL.
+   */
+  expectUrl?: ExpectUrl;
   /** Re-enable a webhook svc disabled, once its receiver answers a probe. Default false: only report. */
   reenable?: boolean;
   /**
@@ -71,8 +84,9 @@ export interface WatchOptions {
 export interface WatchSettings {
   readonly client: WatchClient;
   readonly boards: BoardList | undefined;
-  readonly bot: { readonly client: WatchClient; readonly secret: string | undefined } | undefined;
+  readonly bot: { readonly client: WatchClient; readonly secret: string | undefined; readonly expectUrl: string | undefined } | undefined;
   readonly secret: string | readonly string[] | SecretResolver<BoardSecretClaim> | undefined;
+  readonly expectUrl: ExpectUrl | undefined;
   readonly reenable: boolean;
   readonly probe: ((target: ProbeTarget) => Awaitable<boolean>) | undefined;
   readonly intervalMs: number;
@@ -119,21 +133,23 @@ export const WATCH_OPTIONS = {
     },
   }),
   bot: customOption<boolean | WatchBotOptions | undefined>({
-    doc: 'Watch the bot webhook: true (through `client`), or `{ client, secret }`.',
-    type: 'boolean | { client?, secret? }',
+    doc: 'Watch the bot webhook: true (through `client`), or `{ client, secret, expectUrl }`.',
+    type: 'boolean | { client?, secret?, expectUrl? }',
     defaultText: 'false',
     read(value, name) {
       if (value === undefined || typeof value === 'boolean') return value;
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const { client, secret, ...rest } = value as Record<string, unknown>;
+        const { client, secret, expectUrl, ...rest } = value as Record<string, unknown>;
         const unknown = Object.keys(rest)[0];
-        if (unknown !== undefined) throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${unknown}\`; it takes \`client\` and \`secret\``);
+        if (unknown !== undefined)
+          throw new TypeError(`svc-webhooks: \`${name}\` has no option \`${unknown}\`; it takes \`client\`, \`secret\` and \`expectUrl\``);
+        if (expectUrl !== undefined) checkExpectUrl(expectUrl, `${name}.expectUrl`);
         if (client !== undefined && !isClient(client, ['getBotWebhook']))
           throw new TypeError(`svc-webhooks: \`${name}.client\` must be an SvcClient with the bot token; got ${kindOf(client)}`);
         if (secret !== undefined) checkSecret(secret, `${name}.secret`);
         return value as WatchBotOptions;
       }
-      throw new TypeError(`svc-webhooks: \`${name}\` must be true, false or { client, secret }; got ${kindOf(value)}`);
+      throw new TypeError(`svc-webhooks: \`${name}\` must be true, false or { client, secret, expectUrl }; got ${kindOf(value)}`);
     },
   }),
   secret: customOption<WatchOptions['secret']>({
@@ -148,6 +164,15 @@ export const WATCH_OPTIONS = {
         return value as readonly string[];
       }
       throw new TypeError(`svc-webhooks: \`${name}\` must be the webhook secret, several, or a resolver function; got ${kindOf(value)}`);
+    },
+  }),
+  expectUrl: customOption<ExpectUrl | undefined>({
+    doc: 'The URL each webhook should deliver to (every board webhook), or a function answering per webhook; another one at svc is `misdirected`.',
+    type: 'string | ({ webhook, boardId? }) => string | undefined',
+    defaultText: 'none: not checked (needed with `reenable`)',
+    read(value, name) {
+      if (value === undefined || typeof value === 'function') return value as ExpectUrl | undefined;
+      return checkExpectUrl(value, name);
     },
   }),
   reenable: booleanOption({ doc: 'Re-enable a webhook svc disabled, once its receiver answers a probe.', default: false }),
@@ -186,6 +211,13 @@ export const WATCH_OPTIONS = {
   fetch: functionOption<typeof fetch>({ doc: 'The fetch of the default bot probe.', type: 'typeof fetch', defaultText: 'the global `fetch`' }),
 };
 
+function checkExpectUrl(value: unknown, name: string): string {
+  const problem = expectUrlProblem(value);
+  if (problem !== undefined)
+    throw new TypeError(`svc-webhooks: \`${name}\` must be the https:// URL svc should deliver to (svc holds no other): ${problem}; got ${kindOf(value)}`);
+  return value as string;
+}
+
 function checkSecret(value: unknown, name: string): string {
   const problem = typeof value === 'string' ? webhookSecretProblem(value) : `it must be a string; got ${kindOf(value)}`;
   if (problem !== undefined) throw new TypeError(`svc-webhooks: \`${name}\` is not a webhook secret svc takes: ${problem}`);
@@ -201,7 +233,11 @@ export function watchSettings(input: unknown): WatchSettings {
   const bot =
     read.bot === undefined || read.bot === false
       ? undefined
-      : { client: read.bot === true ? read.client : (read.bot.client ?? read.client), secret: read.bot === true ? undefined : read.bot.secret };
+      : {
+          client: read.bot === true ? read.client : (read.bot.client ?? read.client),
+          secret: read.bot === true ? undefined : read.bot.secret,
+          expectUrl: read.bot === true ? undefined : read.bot.expectUrl,
+        };
   if (read.reenable) {
     if (read.boards !== undefined && read.secret === undefined) {
       throw new TypeError(
@@ -210,6 +246,15 @@ export function watchSettings(input: unknown): WatchSettings {
     }
     if (bot !== undefined && bot.secret === undefined)
       throw new TypeError('svc-webhooks: `reenable` needs `bot.secret`: the bot PUT takes the url and the secret');
+    // The PUT carries the secret to the URL svc holds: only where it is known to be the receiver's.
+    if (read.boards !== undefined && read.expectUrl === undefined)
+      throw new TypeError(
+        "svc-webhooks: `reenable` needs `expectUrl`: the URL the board webhooks should deliver to (or a function answering per board); the re-enabling PUT sends the receiver's secret, so only to that URL",
+      );
+    if (bot !== undefined && bot.expectUrl === undefined && typeof read.expectUrl !== 'function')
+      throw new TypeError(
+        "svc-webhooks: `reenable` needs `bot.expectUrl` (or an `expectUrl` function): the URL the bot webhook should deliver to; the re-enabling PUT sends the bot's secret, so only to that URL",
+      );
     if (read.boards !== undefined && !isClient(read.client, ['setBoardWebhook', 'pingBoardWebhook']))
       throw new TypeError('svc-webhooks: `reenable` needs a `client` that can PUT and ping (an SvcClient)');
     if (bot !== undefined && !isClient(bot.client, ['setBotWebhook']))
@@ -224,6 +269,7 @@ export function watchSettings(input: unknown): WatchSettings {
     boards: read.boards,
     bot,
     secret: read.secret,
+    expectUrl: read.expectUrl,
     reenable: read.reenable,
     probe: read.probe,
     intervalMs: read.intervalMs,

@@ -10,13 +10,19 @@
  * - `paused`: a board webhook paused by svc (`pausedReason`, `PLAN` when the plan dropped below
  *   Business); new events are not queued while it lasts;
  * - `missing`: svc answered 404: the webhook was deleted (its queue marked failed) or never set;
+ * - `misdirected`: svc delivers to another URL than the expected one (`expectUrl`): another
+ *   scheme, host, port or path. It wins over every other state svc reports (a disabled webhook
+ *   aimed elsewhere is misdirected: re-enabling it would send its events there);
  * - `unreachable`: svc's API did not tell (no answer, 5xx, 401/403, an answer that cannot be read):
  *   the webhook's own state is unknown, never taken for healthy.
  */
-export type WebhookHealth = 'healthy' | 'failing' | 'disabled' | 'paused' | 'missing' | 'unreachable';
+export type WebhookHealth = 'healthy' | 'failing' | 'disabled' | 'paused' | 'missing' | 'misdirected' | 'unreachable';
 
-/** Every health, in order of severity as the CLI sorts them. */
-export const webhookHealths: readonly WebhookHealth[] = ['healthy', 'failing', 'paused', 'disabled', 'missing', 'unreachable'];
+/**
+ * Every health, in order of severity as the CLI sorts them: `misdirected` after `missing`, as its
+ * events go to someone else; `unreachable` last, as it is unknown.
+ */
+export const webhookHealths: readonly WebhookHealth[] = ['healthy', 'failing', 'paused', 'disabled', 'missing', 'misdirected', 'unreachable'];
 
 /** A timestamp of svc's state as it came (`raw`), and in ms since the epoch when it could be read. */
 export interface SvcTime {
@@ -40,6 +46,10 @@ export type WebhookStatus = WatchedWebhook & {
   readonly checkedAt: number;
   /** The delivery URL, without its query or credentials. */
   readonly url?: string;
+  /** The URL expected (`expectUrl`), without its query or credentials, when it was checked. */
+  readonly expectedUrl?: string;
+  /** `misdirected`: the health svc's state shows apart from its URL (e.g. `disabled`). */
+  readonly svcState?: WebhookHealth;
   readonly failingSince?: SvcTime;
   readonly disabledAt?: SvcTime;
   readonly lastOkAt?: SvcTime;

@@ -4,6 +4,7 @@ import { listBoards } from './board-list';
 import { ChangeLog } from './change-log';
 import { classify, type Observation } from './classify-state';
 import { describe } from './probe';
+import { expectedUrlOf } from './expect-url';
 import { PollSchedule, type NextPoll } from './poll-schedule';
 import { Reenabler } from './reenable';
 import { WatchMetrics } from './watch-metrics';
@@ -40,6 +41,7 @@ interface Target {
  *   client: new SvcClient({ baseUrl: 'https://acme.svc.example.com', token: process.env.SVC_TOKEN }),
  *   boards: () => boardIds(),        // or a fixed list
  *   secret: ({ boardId }) => secretOf(boardId), // the receiver's resolver: only read to re-enable
+ *   expectUrl: 'https://hooks.example.com/webhooks/board', // where svc should deliver; the only URL re-enabled
  *   reenable: true,
  * });
  */
@@ -173,12 +175,14 @@ class Watcher implements WebhookWatcher {
     } else {
       target.rateLimited = 0;
     }
-    let { status, rawUrl } = classify({ target: target.ref, observation, previous: target.status, now: this.settings.now() });
+    const expectedUrl = this.expected(target.ref);
+    let { status, rawUrl } = classify({ target: target.ref, observation, previous: target.status, now: this.settings.now(), expectedUrl });
     this.record(target, status);
     if (this.settings.reenable && status.state === 'disabled') {
-      const input = { key, target: target.ref, status, rawUrl };
+      const input = { key, target: target.ref, status, rawUrl, expectedUrl };
       if (await this.reenabler.attempt(input)) {
-        ({ status, rawUrl } = classify({ target: target.ref, observation: await this.observe(target.ref), previous: status, now: this.settings.now() }));
+        const after = await this.observe(target.ref);
+        ({ status, rawUrl } = classify({ target: target.ref, observation: after, previous: status, now: this.settings.now(), expectedUrl }));
         this.reenabler.reenabled(input, status);
         if (this.closed || this.targets.get(key) !== target) return undefined;
         this.record(target, status);
@@ -188,6 +192,18 @@ class Watcher implements WebhookWatcher {
     }
     const base = status.state === 'missing' ? this.settings.missingIntervalMs : this.settings.intervalMs;
     return { inMs: Math.max(pause ?? 0, base * (1 + JITTER * (2 * Math.random() - 1))), polled: true };
+  }
+
+  /** The URL the webhook should deliver to, or undefined: not checked (a refused answer of `expectUrl` logged). */
+  private expected(ref: WatchedWebhook): string | undefined {
+    const { url, problem } = expectedUrlOf(this.settings.expectUrl, this.settings.bot?.expectUrl, ref);
+    if (problem !== undefined)
+      this.log.limited('expect-url', 'warn', {
+        what: 'refused answers of expectUrl',
+        fields: { webhook: ref.webhook, ...(ref.webhook === 'board' ? { boardId: ref.boardId } : {}) },
+        message: `${ref.webhook === 'board' ? `board webhook of board ${ref.boardId}` : 'bot webhook'}: its URL is not checked: ${problem}`,
+      });
+    return url;
   }
 
   private async observe(ref: WatchedWebhook): Promise<Observation> {
@@ -244,7 +260,8 @@ function isRateLimited(observation: Observation): boolean {
   return observation.kind === 'error' && isSvcClientError(observation.error) && observation.error.code === 'rate_limited';
 }
 
-/** What counts as a change: the health, and for a pause its reason. */
+/** What counts as a change: the health, for a pause its reason, for a misdirected webhook where it points. */
 function healthKey(status: WebhookStatus): string {
-  return status.state === 'paused' ? `paused:${status.pausedReason}` : status.state;
+  if (status.state === 'paused') return `paused:${status.pausedReason}`;
+  return status.state === 'misdirected' ? `misdirected:${status.url}` : status.state;
 }

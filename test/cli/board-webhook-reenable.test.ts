@@ -1,12 +1,14 @@
 import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
 import { silentLogger } from '../../src/testing';
 import express from 'express';
-import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
+import { emulatedSvc, HOOKS_ORIGIN, type EmulatedSvc } from '../support/emulated-svc';
 import { listen } from './listen';
 import { expectOneLine, runCli, spawnCli } from './run-cli';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SECRET = 'the-receivers-board-secret-0123456789';
+/** The URL the emulated board's webhook delivers to, without its `?board=` query (not compared). */
+const URL = `${HOOKS_ORIGIN}/webhooks/board`;
 
 describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, once, by hand", () => {
   let receiver: BoardWebhookMiddleware | undefined;
@@ -43,7 +45,7 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
 
   it('pings, then PUTs the same url with the secret; exit 0 and the new state (the real launcher)', async () => {
     await disable();
-    const result = await spawnCli(['board-webhook', 'reenable', board], { env });
+    const result = await spawnCli(['board-webhook', 'reenable', board, '--url', URL], { env });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').slice(0, 3)).toEqual([
@@ -66,7 +68,7 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
   it('the receiver does not answer the ping: exit 1, no PUT', async () => {
     await disable();
     receiver = undefined;
-    const result = await runCli(['board-webhook', 'reenable', '--board', board], { env });
+    const result = await runCli(['board-webhook', 'reenable', '--board', board, '--url', URL], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/not re-enabled: the receiver did not answer the ping \(svc's ping was answered 502/);
     expectOneLine(result.stderr);
@@ -76,7 +78,7 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
   it("a 429 on the ping: waits svc's Retry-After once, then goes on", async () => {
     await disable();
     svc.svc.injectApiFault({ status: 429, retryAfter: '1', times: 1, method: 'ping', on: { boardId: board } }); // someone pinged just before
-    const result = await spawnCli(['board-webhook', 'reenable', board], { env });
+    const result = await spawnCli(['board-webhook', 'reenable', board, '--url', URL], { env });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^svc rate-limited the ping \(429\): waiting 1 s as it asked\npinged: svc's ping was answered 200\nre-enabled/);
     const pings = svc.requests().filter((r) => r.url.endsWith('/ping'));
@@ -100,7 +102,8 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
   it.each<[string, string[], Record<string, string | undefined>, RegExp]>([
     ['no secret: svc would generate one', ['reenable', 'BOARD'], { SVC_WEBHOOK_SECRET: undefined }, /the webhook secret is required/],
     ['a secret svc refuses', ['reenable', 'BOARD'], { SVC_WEBHOOK_SECRET: 'short' }, /the webhook secret is refused/],
-    ['--url', ['reenable', 'BOARD', '--url', 'https://x.example.com/'], {}, /--url belongs to board-webhook set/],
+    ['--url over http', ['reenable', 'BOARD', '--url', 'http://hooks.example.com/webhooks/board'], {}, /--url must be the https URL .*must use https/],
+    ['--url not a URL', ['reenable', 'BOARD', '--url', 'hooks.example.com'], {}, /--url must be the https URL .*not an absolute URL/],
     ['the board twice', ['reenable', 'BOARD', '--board', 'BOARD'], {}, /name the board once/],
     ['no board', ['reenable'], {}, /reenable needs the board id/],
   ])('usage error, exit 2, nothing sent: %s', async (_name, args, overrides, message) => {
@@ -109,5 +112,67 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(svc.requests()).toEqual([]);
+  });
+
+  describe('the secret is PUT only where --url says', () => {
+    it('no --url: exit 1, the URL svc holds printed without its query; no ping, no PUT', async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board], { env });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe(
+        `not re-enabled: svc holds ${URL}?…; the PUT would send your secret there: confirm it is your receiver's with --url <that URL>\n`,
+      );
+      expectOneLine(result.stderr);
+      expect(result.stderr).toContain(`not re-enabled: svc holds ${URL}?…; give it as --url if it is your receiver's`);
+      expect(svc.requests().map((r) => r.method)).toEqual(['GET']);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(`board=${board}`);
+    });
+
+    it.each<[string, string]>([
+      ['another host', 'https://evil.example.net/webhooks/board'],
+      ['another port', 'https://hooks.example.com:8443/webhooks/board'],
+      ['another path', 'https://hooks.example.com/webhooks/other'],
+    ])('svc holds the URL, --url names %s: exit 1, both URLs named; no ping, no PUT', async (_name, other) => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board, '--url', other], { env });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe(`not re-enabled: svc holds ${URL}?…, not ${other}; the PUT would send your secret there\n`);
+      expect(result.stderr).toMatch(
+        /^svc-webhooks board-webhook: not re-enabled: svc reports the board webhook of board \S+ misdirected: svc delivers to \S+, not to the expected /,
+      );
+      expect(svc.requests().map((r) => r.method)).toEqual(['GET']);
+      expect(svc.svc.webhook({ boardId: board })).toMatchObject({ enabled: false });
+    });
+
+    it("the same URL with another query and a trailing slash is svc's: re-enabled", async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board, '--url', `${URL}/?board=someone-else`], { env });
+      expect(result.code).toBe(0);
+      expect(puts()).toEqual([{ url: svc.svc.webhook({ boardId: board })!.url, secret: SECRET }]);
+    });
+
+    it("credentials and the query in svc's URL are never printed, with or without --json", async () => {
+      await disable();
+      svc.svc.injectApiFault({
+        fields: { url: 'https://hook-user:hook-password-123@evil.example.net/in?token=query-token-456' },
+        method: 'GET',
+        on: { boardId: board },
+      });
+      for (const extra of [[], ['--url', URL], ['--json'], ['--url', URL, '--json']]) {
+        const result = await runCli(['board-webhook', 'reenable', board, ...extra], { env });
+        expect(result.code).toBe(1);
+        const shown = `${result.stdout}${result.stderr}`;
+        expect(shown).toContain('https://evil.example.net/in?…');
+        for (const hidden of ['hook-user', 'hook-password-123', 'query-token-456', SECRET]) expect(shown).not.toContain(hidden);
+      }
+      expect(puts()).toEqual([]);
+    });
+
+    it('--json: the refusal as an outcome', async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board, '--json'], { env });
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'url_unconfirmed', webhook: { state: 'disabled', url: `${URL}?…` } });
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { emulatedSvc, type EmulatedSvc } from '../support/emulated-svc';
+import { emulatedSvc, put, BOT_URL, HOOKS_ORIGIN, type EmulatedSvc } from '../support/emulated-svc';
 import { expectOneLine, runCli, spawnCli, tempFiles } from './run-cli';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -190,6 +190,97 @@ describe('svc-webhooks status: one line per webhook, an exit code for cron', () 
     });
   });
 });
+
+describe('svc-webhooks status --url, --bot-url: a webhook aimed elsewhere is misdirected', () => {
+  const EXPECT = `${HOOKS_ORIGIN}/webhooks/board`;
+  let svc: EmulatedSvc;
+  let env: Record<string, string>;
+  beforeEach(async () => {
+    svc = await emulatedSvc({ boards: 2 });
+    env = { SVC_TOKEN: svc.svc.person.token, SVC_BOT_TOKEN: svc.svc.bot.token, SVC_BASE_URL: svc.svc.baseUrl };
+  });
+  afterEach(() => svc.close());
+
+  const boards = () => svc.boardIds.flatMap((id) => ['--board', id]);
+  const aim = (board: string, url: string) => put(svc.svc, `/api/boards/${board}/webhook`, svc.svc.person.token, { url, secret: svc.secrets.get(board) });
+
+  it.each<[string, string, string]>([
+    ['host', 'https://evil.example.net/webhooks/board?board=x', 'https://evil.example.net/webhooks/board?…'],
+    ['port', 'https://hooks.example.com:8443/webhooks/board', 'https://hooks.example.com:8443/webhooks/board'],
+    ['path', 'https://hooks.example.com/hooks/board', 'https://hooks.example.com/hooks/board'],
+  ])('another %s: exit 1, its line naming both URLs', async (_name, url, shown) => {
+    await aim(svc.boardIds[1]!, url);
+    const result = await runCli(['status', ...boards(), '--url', `${EXPECT}?key=expected-key`], { env });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n');
+    expect(lines.find((l) => l.includes(svc.boardIds[1]!))).toMatch(
+      new RegExp(
+        `misdirected\\s+-\\s+0\\s+misdirected: svc delivers to ${escape(shown)}, not to the expected ${escape(EXPECT)}\\?… \\(svc reports it healthy\\)`,
+      ),
+    );
+    expect(lines.find((l) => l.includes(svc.boardIds[0]!))).toMatch(/\shealthy\s/);
+    expect(result.stdout).not.toContain('expected-key');
+  });
+
+  it('the same URL with another query is not misdirected: exit 0; without --url nothing is compared', async () => {
+    await aim(svc.boardIds[0]!, `${EXPECT}?tenant=7`);
+    expect((await runCli(['status', ...boards(), '--url', EXPECT], { env })).code).toBe(0);
+    await aim(svc.boardIds[1]!, 'https://evil.example.net/webhooks/board');
+    expect((await runCli(['status', ...boards()], { env })).code).toBe(0);
+    expect((await runCli(['status', ...boards(), '--url', EXPECT], { env })).code).toBe(1);
+  });
+
+  it('a disabled webhook at the expected URL: its note gives the re-enable command with that --url', async () => {
+    await svc.failSince(svc.boardIds[0]!, DAY_MS + 60_000);
+    const result = await runCli(['status', ...boards(), '--url', `${EXPECT}?key=expected-key`], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`(queue dropped; re-enable: svc-webhooks board-webhook reenable ${svc.boardIds[0]} --url ${EXPECT})`);
+    expect(result.stdout).not.toContain('expected-key');
+    const plain = await runCli(['status', ...boards()], { env });
+    expect(plain.stdout).toContain(`re-enable: svc-webhooks board-webhook reenable ${svc.boardIds[0]} --url <url>)`);
+  });
+
+  it("credentials and the query of svc's URL are never printed, in the table or --json", async () => {
+    svc.svc.injectApiFault({
+      fields: { url: 'https://hook-user:hook-password-123@evil.example.net/in?token=query-token-456' },
+      on: { boardId: svc.boardIds[0]! },
+    });
+    for (const extra of [[], ['--json']]) {
+      const result = await runCli(['status', ...boards(), '--url', EXPECT, ...extra], { env });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('https://evil.example.net/in?…');
+      for (const hidden of ['hook-user', 'hook-password-123', 'query-token-456']) expect(result.stdout).not.toContain(hidden);
+    }
+    const json = JSON.parse((await runCli(['status', ...boards(), '--url', EXPECT, '--json'], { env })).stdout);
+    expect(json.webhooks[0]).toMatchObject({ state: 'misdirected', url: 'https://evil.example.net/in?…', expectedUrl: EXPECT, svcState: 'healthy' });
+  });
+
+  it('--bot-url: the bot webhook elsewhere is misdirected, exit 1', async () => {
+    expect((await runCli(['status', '--bot', '--bot-url', BOT_URL], { env })).code).toBe(0);
+    const result = await runCli(['status', '--bot', '--bot-url', 'https://bot.example.net/webhooks/bot'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /bot\s+misdirected\s+.*misdirected: svc delivers to https:\/\/hooks\.example\.com\/webhooks\/bot, not to the expected https:\/\/bot\.example\.net\/webhooks\/bot/,
+    );
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['--url without boards', ['--bot', '--url', 'https://hooks.example.com/x'], /--url goes with --board or --boards-file/],
+    ['--bot-url without --bot', ['--board', 'b1', '--bot-url', 'https://hooks.example.com/x'], /--bot-url goes with --bot/],
+    ['--url over http', ['--board', 'b1', '--url', 'http://hooks.example.com/x'], /--url must be the https URL .*must use https/],
+    ['--bot-url to loopback', ['--bot', '--bot-url', 'https://127.0.0.1/x'], /--bot-url must be the https URL .*loopback/],
+  ])('usage error, exit 2, nothing asked: %s', async (_name, args, message) => {
+    const result = await runCli(['status', ...args], { env });
+    expect(result.code).toBe(2);
+    expectOneLine(result.stderr);
+    expect(result.stderr).toMatch(message);
+    expect(svc.requests()).toEqual([]);
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 describe('svc-webhooks status with a base URL that is not svc', () => {
   let site: { url: string; close: () => Promise<void> };

@@ -93,7 +93,7 @@ describe('an integration against the emulated svc, with the inbox on redis', () 
 
     // Back up: the watcher pings through svc and re-enables the webhook with the receiver's secret.
     app.state.down = false;
-    const watcher = watchWebhooks({ client, boards: [boardId], secret: SECRET, reenable: true, logger: false });
+    const watcher = watchWebhooks({ client, boards: [boardId], secret: SECRET, expectUrl: PUBLIC_URL, reenable: true, logger: false });
     await watcher.checked();
     await watcher.close();
     expect(await client.getBoardWebhook(boardId)).toMatchObject({ enabled: true, disabledAt: null });

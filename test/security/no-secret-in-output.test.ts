@@ -301,7 +301,10 @@ describe('no secret, token or signature in any output', () => {
         await cli(['status', '--board', 'b1', '--bot', '--json'], { SVC_TOKEN: PERSON_TOKEN, SVC_BOT_TOKEN: BOT_TOKEN });
         await cli(['status', '--board', 'b1', '--token-file', files.path('token.txt')]);
         await cli(['board-webhook', 'reenable', 'b1', '--secret-file', files.path('secret.txt')], { SVC_TOKEN: PERSON_TOKEN });
-        await cli(['board-webhook', 'reenable', 'b1', '--json'], { SVC_TOKEN: PERSON_TOKEN, SVC_WEBHOOK_SECRET: BOARD_SECRET });
+        await cli(['board-webhook', 'reenable', 'b1', '--json', '--url', 'https://hooks.example.com/x'], {
+          SVC_TOKEN: PERSON_TOKEN,
+          SVC_WEBHOOK_SECRET: BOARD_SECRET,
+        });
       }
       // A token refused on the command line, and secrets that are not svc's shape.
       await cli(['board-webhook', 'get', '--board', 'b1', `--token=${PERSON_TOKEN}`]);

@@ -33,15 +33,17 @@ describe("the watcher's OpenTelemetry metrics", () => {
   });
 
   it('a gauge of webhooks per webhook and state, and a state set per board once seen not healthy', async () => {
-    h = await harness({ boards: 4 });
-    const [a, b, c] = h.svc.boardIds as [string, string, string];
+    h = await harness({ boards: 5 });
+    const [a, b, c, d] = h.svc.boardIds as [string, string, string, string];
     await h.svc.failDeliveries(a);
     h.svc.setPlan(b, 'free');
     await h.svc.deleteWebhook(c);
-    h.watch({ bot: { client: h.botClient } });
+    await h.client.setBoardWebhook(d, { url: 'https://elsewhere.example.net/webhooks/board', secret: h.svc.knownSecret(d) });
+    // A string is the board webhooks' URL: the bot's is not checked.
+    h.watch({ bot: { client: h.botClient }, expectUrl: 'https://hooks.example.com/webhooks/board' });
     await h.watcher!.checked();
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
-    await until(() => h.svc.requests.length >= 10, 'a poll after the registration');
+    await until(() => h.svc.requests.length >= 14, 'a poll after the registration');
 
     const counts = points(await collected(reader, 'svc.webhook.watch.webhooks'));
     const count = (webhook: string, state: string) =>
@@ -50,21 +52,23 @@ describe("the watcher's OpenTelemetry metrics", () => {
     expect(count('board', 'failing')).toBe(1);
     expect(count('board', 'paused')).toBe(1);
     expect(count('board', 'missing')).toBe(1);
+    expect(count('board', 'misdirected')).toBe(1);
     expect(count('board', 'disabled')).toBe(0);
     expect(count('bot', 'healthy')).toBe(1);
-    expect(counts).toHaveLength(12);
+    expect(counts).toHaveLength(2 * 7);
 
     const states = points(await collected(reader, 'svc.webhook.watch.state'));
     const ones = states.filter((p) => p.value === 1).map((p) => p.attributes);
     expect(ones.sort((x, y) => String(x['svc.webhook.state']).localeCompare(String(y['svc.webhook.state'])))).toEqual([
       { 'svc.webhook': 'board', 'svc.webhook.board_id': a, 'svc.webhook.state': 'failing' },
       { 'svc.webhook': 'bot', 'svc.webhook.state': 'healthy' },
+      { 'svc.webhook': 'board', 'svc.webhook.board_id': d, 'svc.webhook.state': 'misdirected' },
       { 'svc.webhook': 'board', 'svc.webhook.board_id': c, 'svc.webhook.state': 'missing' },
       { 'svc.webhook': 'board', 'svc.webhook.board_id': b, 'svc.webhook.state': 'paused' },
     ]);
-    // A state set: the other five states of each of them read 0; the healthy board has no series.
-    expect(states).toHaveLength(4 * 6);
-    expect(states.some((p) => p.attributes['svc.webhook.board_id'] === h.svc.boardIds[3])).toBe(false);
+    // A state set: the other six states of each of them read 0; the healthy board has no series.
+    expect(states).toHaveLength(5 * 7);
+    expect(states.some((p) => p.attributes['svc.webhook.board_id'] === h.svc.boardIds[4])).toBe(false);
   });
 
   it('a board back to healthy reads 0 in its old state and 1 in healthy (no stale alarm)', async () => {
@@ -90,7 +94,13 @@ describe("the watcher's OpenTelemetry metrics", () => {
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     h = await harness({ boards: 1 });
     const [board] = h.svc.boardIds as [string];
-    h.watch({ reenable: true, secret: 'the-receivers-board-secret-0123456789', probe: () => false, reenableBackoffMs: 60_000 });
+    h.watch({
+      reenable: true,
+      expectUrl: 'https://hooks.example.com/webhooks/board',
+      secret: 'the-receivers-board-secret-0123456789',
+      probe: () => false,
+      reenableBackoffMs: 60_000,
+    });
     await h.watcher!.checked();
     // svc fails the webhook, then disables it a day later.
     await h.svc.failDeliveries(board, { error: 'x' });

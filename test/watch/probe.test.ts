@@ -38,6 +38,40 @@ describe('probe: does the receiver answer, before a re-enable', () => {
     expect((await probe({ target: BOT, client: {} as WatchClient, custom: undefined, fetch: answering(status) })).kind).toBe(kind);
   });
 
+  it.each<[string, RegExp]>([
+    [
+      'http://127.0.0.1:3000/webhooks/bot',
+      /not probed: the bot URL svc holds, http:\/\/127\.0\.0\.1:3000\/webhooks\/bot, is not a public https:\/\/ URL \(it must use https/,
+    ],
+    ['https://127.0.0.1/webhooks/bot', /is not a public https:\/\/ URL \(it points to the loopback range/],
+    ['https://[::1]/webhooks/bot', /loopback address ::1/],
+    ['https://10.1.2.3/webhooks/bot', /private range 10\.0\.0\.0\/8/],
+    ['https://169.254.169.254/latest/meta-data', /link-local range/],
+    ['https://localhost/webhooks/bot', /local or private-network name/],
+    ['http://bot.example.com/webhooks/bot', /it must use https:\/\//],
+    ['https://user:bot-pass@10.0.0.1/hook?token=bot-query', /https:\/\/10\.0\.0\.1\/hook\?…/],
+  ])('the bot: svc holding %s → failed, nothing POSTed', async (url, detail) => {
+    const sent: string[] = [];
+    const spy = (async (input: unknown) => {
+      sent.push(String(input));
+      return new Response('{}', { status: 401 });
+    }) as typeof fetch;
+    const found = await probe({ target: { webhook: 'bot', url }, client: {} as WatchClient, custom: undefined, fetch: spy });
+    expect(found).toMatchObject({ kind: 'failed', detail: expect.stringMatching(detail) });
+    expect(sent).toEqual([]);
+    expect(JSON.stringify(found)).not.toMatch(/bot-pass|bot-query/);
+  });
+
+  it('the bot: a public https URL is POSTed to', async () => {
+    const sent: string[] = [];
+    const spy = (async (input: unknown) => {
+      sent.push(String(input));
+      return new Response('{}', { status: 401 });
+    }) as typeof fetch;
+    expect((await probe({ target: BOT, client: {} as WatchClient, custom: undefined, fetch: spy })).kind).toBe('answered');
+    expect(sent).toEqual([BOT.url]);
+  });
+
   it('the bot: no answer at all → failed', async () => {
     const refused = (async () => {
       throw new TypeError('fetch failed');

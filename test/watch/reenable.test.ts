@@ -2,10 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler, svcBoardWebhook, svcBotWebhook, type BoardSecretClaim } from '../../src';
 import { silentLogger } from '../support/apps';
+import { BOT_URL, HOOKS_ORIGIN } from '../support/emulated-svc';
 import { harness, LEVEL, sleep, until, type Harness } from './harness';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SECRET = 'the-receivers-board-secret-0123456789';
+/** Where the emulated boards' webhooks deliver (each with its own `?board=` query, not compared). */
+const EXPECT = `${HOOKS_ORIGIN}/webhooks/board`;
 
 /** A real receiver on loopback (`url` is its base): svc's deliveries and pings reach it through the emulator's `forward`. */
 async function receiver(
@@ -59,7 +62,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const { url } = h.svc.webhook(board)!;
     await h.svc.setSecret(board, SECRET);
     await disable(h, board, rx);
-    h.watch({ reenable: true, secret: SECRET });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: SECRET });
     await until(() => h.path(board).length === 2, 'disabled, then healthy');
     expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy']);
     expect(rx.pings).toEqual([board]);
@@ -84,7 +87,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const [a, b, c] = h.svc.boardIds as [string, string, string];
     await disable(h, a, rx);
     await disable(h, c, rx);
-    h.watch({ reenable: true, secret: ({ boardId }) => secrets.get(boardId) });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: ({ boardId }) => secrets.get(boardId) });
     await until(() => h.path(a).length === 2 && h.path(c).length === 2, 'both re-enabled');
     expect(puts(h, a)).toEqual([{ url: h.svc.webhook(a)!.url, secret: secrets.get(a) }]);
     expect(puts(h, c)).toEqual([{ url: h.svc.webhook(c)!.url, secret: secrets.get(c) }]);
@@ -98,7 +101,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
     await disable(h, board, rx);
-    h.watch({ reenable: true, secret: () => undefined, reenableBackoffMs: 50 });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: () => undefined, reenableBackoffMs: 50 });
     await until(() => h.lines().some((l) => l.outcome === 'no_secret'), 'the refusal');
     await sleep(200);
     expect(puts(h, board)).toEqual([]);
@@ -120,7 +123,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     h = await harness({ boards: 1, forwardTo: rx.url });
     const [board] = h.svc.boardIds as [string];
     await disable(h, board, rx);
-    h.watch({ reenable: true, secret: resolver as () => string, reenableBackoffMs: 50 });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: resolver as () => string, reenableBackoffMs: 50 });
     await until(() => h.lines().some((l) => l.outcome === 'no_secret'), 'the refusal');
     expect(puts(h, board)).toEqual([]);
     expect(h.logText()).not.toContain('A'.repeat(43));
@@ -133,7 +136,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     await h.svc.setSecret(board, SECRET);
     await disable(h, board, rx);
     rx.broken.on = true;
-    h.watch({ reenable: true, secret: SECRET });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: SECRET });
     await until(() => h.lines().some((l) => l.outcome === 'probe_failed'), 'the failed probe');
     expect(h.lines().find((l) => l.outcome === 'probe_failed')).toMatchObject({ level: LEVEL.warn, retryInMs: 60_000 });
     expect(h.lines().find((l) => l.outcome === 'probe_failed')!.msg).toMatch(/the receiver did not answer the probe \(svc's ping was answered 500/);
@@ -149,6 +152,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const attempts: number[] = [];
     h.watch({
       reenable: true,
+      expectUrl: EXPECT,
       secret: SECRET,
       reenableBackoffMs: 100,
       intervalMs: 10,
@@ -173,7 +177,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     await h.svc.setSecret(board, SECRET);
     h.svc.fault(board, { status: 429, retryAfter: '1', times: 1, on: 'ping' }); // someone pinged just before
     await disable(h, board, rx);
-    h.watch({ reenable: true, secret: SECRET });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: SECRET });
     await until(() => h.lines().some((l) => /rate-limited the probe \(429\); probing again in 1 s/.test(l.msg)), 'the 429');
     const limitedAt = performance.now();
     await until(() => h.path(board).length === 2, 're-enabled after the wait', 4_000);
@@ -188,7 +192,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const [board] = h.svc.boardIds as [string];
     await h.svc.setSecret(board, SECRET);
     await disable(h, board, rx);
-    h.watch({ reenable: true, secret: SECRET, probe: () => true });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: SECRET, probe: () => true });
     await until(() => h.path(board).length === 2, 're-enabled');
     await disable(h, board, rx); // still failing: no delivery succeeded since
     await until(() => h.lines().some((l) => /not re-enabling it again/.test(l.msg)), 'the refusal');
@@ -197,7 +201,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     expect(h.path(board)).toEqual(['none→disabled', 'disabled→healthy', 'healthy→failing', 'failing→disabled']);
     const line = h.lines().find((l) => /not re-enabling it again/.test(l.msg))!;
     expect(line.level).toBe(LEVEL.error);
-    expect(line.msg).toContain(`svc-webhooks board-webhook reenable ${board}`);
+    expect(line.msg).toContain(`svc-webhooks board-webhook reenable ${board} --url <its URL>`);
 
     // Fixed and re-enabled by hand; deliveries succeed; a later disable is re-enabled again.
     await h.client.setBoardWebhook(board, { url: h.svc.webhook(board)!.url, secret: SECRET });
@@ -228,7 +232,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
       probed.push({ url: String(input), status: res.status });
       return res;
     };
-    h.watch({ boards: undefined, bot: { client: h.botClient, secret: BOT_SECRET }, reenable: true, fetch: toLocal });
+    h.watch({ boards: undefined, bot: { client: h.botClient, secret: BOT_SECRET, expectUrl: BOT_URL }, reenable: true, fetch: toLocal });
     await until(() => h.path('bot').length === 2, 'bot re-enabled');
     expect(h.path('bot')).toEqual(['none→disabled', 'disabled→healthy']);
     expect(probed).toEqual([{ url, status: 401 }]);
@@ -241,7 +245,7 @@ describe('watchWebhooks({ reenable: true }): a disabled webhook is re-enabled, k
     const [a, b] = h.svc.boardIds as [string, string];
     h.svc.setPlan(a, 'free');
     await h.svc.deleteWebhook(b);
-    h.watch({ reenable: true, secret: SECRET, probe: () => true, missingIntervalMs: 20 });
+    h.watch({ reenable: true, expectUrl: EXPECT, secret: SECRET, probe: () => true, missingIntervalMs: 20 });
     await h.watcher!.checked();
     await sleep(200);
     expect(h.svc.requests.filter((r) => r.method !== 'GET')).toEqual([]);

@@ -3,6 +3,7 @@ import { watchSettings } from '../../src/watch/watch-options';
 
 const client = new SvcClient({ baseUrl: 'https://acme.svc.example.com', token: 'person-token-0123456789' });
 const SECRET = 'the-receivers-board-secret-0123456789';
+const HOOK_URL = 'https://hooks.example.com/webhooks/board';
 
 function setup(options: Record<string, unknown>): () => unknown {
   return () => watchSettings({ client, boards: ['b1'], ...options });
@@ -15,7 +16,7 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
     ['neither boards nor bot', { boards: undefined }, /needs `boards`.*`bot`/],
     ['boards not a list', { boards: 'b1' }, /`boards` must be an array of board ids or a function/],
     ['boards with a number', { boards: ['b1', 2] }, /`boards` must be an array/],
-    ['bot not a boolean nor an object', { bot: 'yes' }, /`bot` must be true, false or \{ client, secret \}/],
+    ['bot not a boolean nor an object', { bot: 'yes' }, /`bot` must be true, false or \{ client, secret, expectUrl \}/],
     ['bot with an unknown option', { bot: { token: 'x' } }, /`bot` has no option `token`/],
     ['bot.secret too short', { bot: { secret: 'short' } }, /`bot.secret` is not a webhook secret svc takes: it must be 16 to 256 characters long/],
     ['secret too short', { secret: 'short' }, /`secret` is not a webhook secret svc takes/],
@@ -26,8 +27,23 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
     ],
     ['secret an empty list', { secret: [] }, /`secret` must be the webhook secret, several, or a resolver/],
     ['secret list with a bad one', { secret: [SECRET, 'short'] }, /`secret\[1\]`/],
-    ['reenable without a secret', { reenable: true }, /`reenable` needs `secret`.*generate a new secret/],
+    ['reenable without a secret', { reenable: true, expectUrl: HOOK_URL }, /`reenable` needs `secret`.*generate a new secret/],
     ['reenable for the bot without its secret', { boards: undefined, bot: true, reenable: true }, /`reenable` needs `bot.secret`/],
+    ['reenable without expectUrl: the secret would go wherever svc points', { reenable: true, secret: SECRET }, /`reenable` needs `expectUrl`/],
+    [
+      'reenable for the bot without its expected URL',
+      { boards: undefined, bot: { secret: SECRET }, reenable: true, expectUrl: HOOK_URL },
+      /`reenable` needs `bot.expectUrl` \(or an `expectUrl` function\)/,
+    ],
+    [
+      'expectUrl not a URL',
+      { expectUrl: 'hooks.example.com/webhooks/board' },
+      /`expectUrl` must be the https:\/\/ URL svc should deliver to.*not an absolute URL/,
+    ],
+    ['expectUrl over http', { expectUrl: 'http://hooks.example.com/webhooks/board' }, /`expectUrl` must be the https:\/\/ URL.*must use https:\/\//],
+    ['expectUrl to loopback', { expectUrl: 'https://127.0.0.1/webhooks/board' }, /`expectUrl` must be the https:\/\/ URL.*loopback/],
+    ['expectUrl a number', { expectUrl: 443 }, /`expectUrl` must be the https:\/\/ URL/],
+    ['bot.expectUrl to a private network', { bot: { expectUrl: 'https://10.0.0.5/bot' } }, /`bot.expectUrl` must be the https:\/\/ URL.*private range/],
     ['reenable not a boolean', { reenable: 'yes' }, /`reenable` must be true or false/],
     ['intervalMs zero', { intervalMs: 0 }, /`intervalMs` must be an integer of milliseconds from 10/],
     ['intervalMs in seconds by mistake? a fraction', { intervalMs: 2.5 }, /`intervalMs` must be an integer/],
@@ -65,6 +81,19 @@ describe('watchWebhooks options: checked once, at setup, each error naming the o
     expect(watchSettings({ client, bot: true }).bot?.client).toBe(client);
     expect(watchSettings({ client, bot: { client: other } }).bot?.client).toBe(other);
     expect(watchSettings({ client, boards: ['b1'], bot: false }).bot).toBeUndefined();
+  });
+
+  it('reenable with expectUrl: a fixed URL for the boards and bot.expectUrl, or one function for both', () => {
+    expect(
+      watchSettings({ client, boards: ['b1'], bot: { secret: SECRET, expectUrl: `${HOOK_URL}/bot` }, secret: SECRET, expectUrl: HOOK_URL, reenable: true }),
+    ).toMatchObject({
+      expectUrl: HOOK_URL,
+      bot: { expectUrl: `${HOOK_URL}/bot` },
+    });
+    const perWebhook = () => HOOK_URL;
+    expect(watchSettings({ client, boards: ['b1'], bot: { secret: SECRET }, secret: SECRET, expectUrl: perWebhook, reenable: true }).expectUrl).toBe(
+      perWebhook,
+    );
   });
 
   it('the public factory checks before it polls', () => {

@@ -1,3 +1,4 @@
+import { webhookUrlProblem } from '../../client/webhook-url';
 import { CliError, usageError } from '../cli-error';
 import type { Command } from '../command';
 import { exactText, formatFields, printable, terminalJson, withoutCredentials } from '../format';
@@ -8,7 +9,7 @@ import { reenable } from './board-webhook-reenable';
 import { refuseSetOnlyOptions, SETUP_OPTIONS, setupClient } from '../setup-client';
 
 const help = `Usage: svc-webhooks board-webhook set|get|delete|ping --board <id> [options]
-       svc-webhooks board-webhook reenable <id> [--secret-file <file>] [options]
+       svc-webhooks board-webhook reenable <id> --url <url> [--secret-file <file>] [options]
 
 Manage a board's webhook through svc's setup routes (/api/boards/{id}/webhook), as a
 person with MANAGE_BOARD on the board and MANAGE_INTEGRATIONS in the workspace
@@ -22,17 +23,20 @@ only in the Authorization header; it is never accepted on the command line.
   delete   remove the webhook; svc marks its queue failed
   ping     have svc send a ping event now and report your receiver's answer
            (at most once per 10 seconds per board)
-  reenable re-enable a webhook svc disabled: svc's ping must reach your receiver (a 429
-           is waited out once), then one PUT of the same URL with your receiver's
+  reenable re-enable a webhook svc disabled: svc must hold the URL given with --url
+           (scheme, host, port and path; the query is not compared), else nothing is
+           sent and the URL svc holds is printed; svc's ping must reach your receiver
+           (a 429 is waited out once); then one PUT of that URL with your receiver's
            secret (--secret-file or SVC_BOARD_WEBHOOK_SECRET; required, so svc never
-           generates a new one). Exit 0 re-enabled (or not disabled), 1 not, 3 svc
-           could not be reached
+           generates a new one). Exit 0 re-enabled (or not disabled), 1 not (another
+           URL, no --url, the ping failed), 3 svc could not be reached
 
 Options:
   --board <id>           the board id
   --base-url <url>       svc's base address (or SVC_BASE_URL)
   --token-file <file>    read the token from a file (default: SVC_TOKEN)
-  --url <url>            set: the https URL svc delivers to (public address only)
+  --url <url>            set: the https URL svc delivers to (public address only);
+                         reenable: the URL svc must hold, or nothing is PUT
   --secret-file <file>   set, reenable: read the webhook secret (16 to 256 characters)
                          from a file (or set SVC_BOARD_WEBHOOK_SECRET, as the receiver reads it,
                          or SVC_WEBHOOK_SECRET); --secret is refused, as
@@ -65,7 +69,8 @@ export const boardWebhookCommand: Command = {
       throw usageError('board-webhook takes one action: set, get, delete, ping or reenable (see svc-webhooks board-webhook --help)');
     const action = oneOf(positionals[0], ['set', 'get', 'delete', 'ping', 'reenable'] as const, 'the action')!;
     if (action === 'reenable') {
-      if (values.url !== undefined) throw usageError('--url belongs to board-webhook set: reenable PUTs the URL svc holds');
+      const problem = values.url === undefined ? undefined : webhookUrlProblem(values.url);
+      if (problem !== undefined) throw usageError(`--url must be the https URL svc should deliver to (svc holds no other): ${problem}`);
     } else refuseSetOnlyOptions('board-webhook', action, values);
     if (takesId && values.board !== undefined) throw usageError('name the board once: reenable <id> or --board <id>');
     const board = takesId ? positionals[1] : values.board;
@@ -111,7 +116,7 @@ export const boardWebhookCommand: Command = {
     }
     if (action === 'reenable') {
       const secret = requiredSecret(io, { file: values['secret-file'], envName: 'SVC_WEBHOOK_SECRET', webhookEnvName: 'SVC_BOARD_WEBHOOK_SECRET' });
-      return reenable(io, { client, board, secret, json });
+      return reenable(io, { client, board, secret, expectedUrl: values.url, json });
     }
     const result = await withProgress(io, 'pinging: svc delivers a ping event to your receiver', () => client.pingBoardWebhook(board));
     if (json) print(withoutCredentials(result));

@@ -2,6 +2,7 @@ import { botTokenProblem } from '../../client/bot-token';
 import { SvcClient } from '../../client/svc-client';
 import { isSvcClientError } from '../../client/svc-client-error';
 import { tokenKind } from '../../client/token-kinds';
+import { webhookUrlProblem } from '../../client/webhook-url';
 import { isBoardId } from '../../watch/board-list';
 import { watchWebhooks } from '../../watch/watch-webhooks';
 import type { WatchOptions } from '../../watch/watch-options';
@@ -22,7 +23,8 @@ its state, since when, deliveries pending, and the last error (or what the state
 Ready for cron and monitoring:
 
   exit 0  every webhook is healthy
-  exit 1  any is failing, disabled, paused or missing (events are being lost, or soon)
+  exit 1  any is failing, disabled, paused, missing or misdirected (events are being
+          lost, or soon, or go elsewhere)
   exit 2  usage error
   exit 3  svc could not tell for some webhook (no answer, 5xx, a refused token)
           and none is known to be failing, disabled, paused or missing; or the base
@@ -32,12 +34,17 @@ Ready for cron and monitoring:
 States: healthy; failing (deliveries fail: svc disables it a day after they began, and drops
 its queue); disabled (its queue was dropped; re-enable with board-webhook reenable); paused
 (a board below the Business plan: new events are not queued); missing (404: deleted or never
-set); unreachable (svc's API did not tell: the state is unknown).
+set); misdirected (with --url or --bot-url: svc delivers to another scheme, host, port or
+path; both URLs are printed without their query); unreachable (svc's API did not tell: the
+state is unknown).
 
 Options:
   --board <id>             a board whose webhook to check (repeat for several)
   --boards-file <file>     board ids, one per line (blank lines and # comments skipped)
   --bot                    check the bot webhook too (its token: SVC_BOT_TOKEN or --bot-token-file)
+  --url <url>              the URL every board webhook should deliver to: another one at svc
+                           is misdirected (the query and a trailing slash are not compared)
+  --bot-url <url>          the URL the bot webhook should deliver to (with --bot)
   --base-url <url>         svc's base address (or SVC_BASE_URL)
   --token-file <file>      the token of a person who manages the boards (default: SVC_TOKEN)
   --bot-token-file <file>  the bot token (default: SVC_BOT_TOKEN)
@@ -56,7 +63,7 @@ Example (cron, every 15 minutes):
     --boards-file /etc/svc/boards.txt || alert "svc webhooks need attention"
 `;
 
-const KNOWN_BAD = new Set(['failing', 'disabled', 'paused', 'missing']);
+const KNOWN_BAD = new Set(['failing', 'disabled', 'paused', 'missing', 'misdirected']);
 
 /** 1 when any webhook is known bad; else 3 when svc did not tell for any; else 0. */
 export function statusExitCode(statuses: readonly WebhookStatus[]): number {
@@ -73,6 +80,8 @@ export const statusCommand: Command = {
       board: { type: 'string', multiple: true },
       'boards-file': { type: 'string' },
       bot: { type: 'boolean' },
+      url: { type: 'string' },
+      'bot-url': { type: 'string' },
       'base-url': { type: 'string' },
       'token-file': { type: 'string' },
       'bot-token-file': { type: 'string' },
@@ -88,6 +97,8 @@ export const statusCommand: Command = {
     if (!watch && values['interval-ms'] !== undefined) throw usageError('--interval-ms goes with --watch');
     const boards = boardIds(io, values.board ?? [], values['boards-file']);
     if (boards.length === 0 && values.bot !== true) throw usageError('name the webhooks to check: --board <id>, --boards-file <file> or --bot');
+    const boardUrl = expectedUrl(values.url, '--url', boards.length > 0 ? undefined : '--url goes with --board or --boards-file');
+    const botUrl = expectedUrl(values['bot-url'], '--bot-url', values.bot === true ? undefined : '--bot-url goes with --bot');
     const clients = {
       baseUrl: requiredBaseUrl(io, values['base-url']),
       fetch: io.fetch,
@@ -95,10 +106,14 @@ export const statusCommand: Command = {
       allowInsecureHttp: values['allow-insecure-http'] === true,
     };
     const client = new SvcClient({ ...clients, ...(boards.length === 0 ? {} : { token: personToken(io, values['token-file']) }) });
-    const bot = values.bot === true ? { client: new SvcClient({ ...clients, token: botToken(io, values['bot-token-file']) }) } : undefined;
+    const bot =
+      values.bot === true
+        ? { client: new SvcClient({ ...clients, token: botToken(io, values['bot-token-file']) }), ...(botUrl === undefined ? {} : { expectUrl: botUrl }) }
+        : undefined;
     const options: WatchOptions = {
       client,
       ...(boards.length === 0 ? {} : { boards }),
+      ...(boardUrl === undefined ? {} : { expectUrl: boardUrl }),
       ...(bot === undefined ? {} : { bot }),
       intervalMs: intervalMs(values['interval-ms']),
       maxRequestsPerSecond: maxRps(values['max-rps']),
@@ -162,6 +177,15 @@ async function watching(io: CliIo, options: WatchOptions, json: boolean): Promis
   const last = watcher.statuses();
   await watcher.close();
   return statusExitCode(last);
+}
+
+/** An expected URL: one svc could hold (public https), given only with the webhooks it is for. */
+function expectedUrl(value: string | undefined, option: string, misplaced: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (misplaced !== undefined) throw usageError(misplaced);
+  const problem = webhookUrlProblem(value);
+  if (problem !== undefined) throw usageError(`${option} must be the https URL svc should deliver to (svc holds no other): ${problem}`);
+  return value;
 }
 
 function maxRps(value: string | undefined): number {

@@ -39,7 +39,14 @@ it('gets each event of a connected board once, survives a day down, and is re-en
     assert.equal(disabled?.pending, 0);
 
     down = false;
-    const watcher = watchWebhooks({ client, boards: [svc.board.id], secret, reenable: true, logger: false });
+    const watcher = watchWebhooks({
+      client,
+      boards: [svc.board.id],
+      secret,
+      expectUrl: 'https://hooks.example.com/webhooks/board',
+      reenable: true,
+      logger: false,
+    });
     await watcher.checked();
     await watcher.close();
     assert.equal((await client.getBoardWebhook(svc.board.id))?.enabled, true);

@@ -38,7 +38,14 @@ test('a connected board gets each event once, survives a day down, and is re-ena
 
     // Back up: the watcher pings the receiver through svc, then re-enables the webhook with our secret.
     down = false;
-    const watcher = watchWebhooks({ client, boards: [svc.board.id], secret, reenable: true, logger: false });
+    const watcher = watchWebhooks({
+      client,
+      boards: [svc.board.id],
+      secret,
+      expectUrl: 'https://hooks.example.com/webhooks/board',
+      reenable: true,
+      logger: false,
+    });
     await watcher.checked();
     await watcher.close();
     expect(await client.getBoardWebhook(svc.board.id)).toMatchObject({ enabled: true, disabledAt: null });
