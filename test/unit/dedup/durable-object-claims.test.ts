@@ -182,7 +182,7 @@ describe('SvcDedupObject', () => {
       ['an empty token', { op: 'commit', id: 'd1', token: '', ms: 1 }],
       ['no ms', { op: 'claim', id: 'd1', token: 'a' }],
       ['ms of 0', { op: 'extend', id: 'd1', token: 'a', ms: 0 }],
-      ['ms that is not finite', { op: 'commit', id: 'd1', token: 'a', ms: 1e309 }],
+      ['ms that is not finite (1e309 parses as Infinity)', '{"op":"commit","id":"d1","token":"a","ms":1e309}'],
       ['ms as text', { op: 'claim', id: 'd1', token: 'a', ms: '1000' }],
     ])('%s: 400, nothing written', async (_name, body) => {
       const answer = await send(body);
