@@ -1,15 +1,3 @@
-/**
- * The Durable Object that keeps delivery ids for `durableObjectStore()`: the class a Worker exports
- * and names in `wrangler.toml`. An object runs one event at a time and its storage is strongly
- * consistent, and no other I/O happens between a claim's read and its write, so a claim is atomic
- * as the Redis store's SET NX is. Records are those of the Redis store: a claim with its token until
- * its lease ends, `done` until the retention ends; an expired record counts as absent, and the
- * object's alarm deletes expired records, at most once an hour, so that storage does not grow.
- *
- * It takes the Workers runtime's shapes structurally (no import of `cloudflare:workers`), so the
- * Fetch build loads anywhere; a Worker exports it as is: `export { SvcDedupObject } from 'svc-webhooks'`.
- */
-
 /** The part of a Durable Object's storage the object uses. */
 export interface DedupObjectStorage {
   get<T>(key: string): Promise<T | undefined>;
@@ -53,6 +41,17 @@ export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** A delivery id longer than this is refused (svc's are UUIDs); storage keys may be up to 2 KiB. */
 const MAX_ID_LENGTH = 512;
 
+/**
+ * The Durable Object that keeps delivery ids for `durableObjectStore()`: the class a Worker exports
+ * and names in `wrangler.toml`. An object runs one event at a time and its storage is strongly
+ * consistent, and no other I/O happens between a claim's read and its write, so a claim is atomic
+ * as the Redis store's SET NX is. Records are those of the Redis store: a claim with its token until
+ * its lease ends, `done` until the retention ends; an expired record counts as absent, and the
+ * object's alarm deletes expired records, at most once an hour, so that storage does not grow.
+ *
+ * It takes the Workers runtime's shapes structurally (no import of `cloudflare:workers`), so the
+ * Fetch build loads anywhere; a Worker exports it as is: `export { SvcDedupObject } from 'svc-webhooks'`.
+ */
 export class SvcDedupObject {
   private readonly storage: DedupObjectStorage;
 
