@@ -34,13 +34,7 @@ export interface ReceiverParts<S, D extends Delivery> {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
-  | {
-      readonly state: 'rejected';
-      readonly error: SvcWebhookError;
-      readonly delivery?: Delivery;
-      readonly received?: Received;
-      readonly verifierSecrets: readonly string[];
-    };
+  | Readonly<{ state: 'rejected'; error: SvcWebhookError; delivery?: Delivery; received?: Received; verifierSecrets: readonly string[] }>;
 
 /**
  * The framework-free pipeline, in the order a delivery meets its stages: capture -> verify -> parse
@@ -76,15 +70,8 @@ export class Receiver<S, D extends Delivery> {
 
   async receive<R>(req: R, access: RequestAccess<R>): Promise<Outcome> {
     const slot = this.inFlight.open();
-    const arrival: Arrival<R> = {
-      req,
-      access,
-      facts: access.facts(req),
-      started: performance.now(),
-      receivedAt: this.parts.settings.now(),
-      trace: this.telemetry.start(),
-      slot,
-    };
+    const facts = access.facts(req);
+    const arrival: Arrival<R> = { req, access, facts, started: performance.now(), receivedAt: this.parts.settings.now(), trace: this.telemetry.start(), slot };
     try {
       const result = this.inFlight.isClosing ? shuttingDown() : await this.process(arrival);
       return this.finish(arrival, result);
@@ -139,15 +126,8 @@ export class Receiver<S, D extends Delivery> {
       if (claim.state === 'done') return { state: 'duplicate', delivery };
       if (claim.state === 'busy')
         throw new SvcWebhookError('delivery_in_progress', 'this delivery is being handled by an earlier attempt', { retryAfter: retryAfter(settings) });
-      const held = {
-        store: settings.store,
-        id: delivery.id,
-        token: claim.token,
-        logger: settings.logger,
-        started: arrival.started,
-        leaseMs: settings.leaseMs,
-        slot: arrival.slot,
-      };
+      const { started, slot } = arrival;
+      const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started, leaseMs: settings.leaseMs, slot };
       const claimedDelivery = { arrival, delivery, body, claim: held, verifierSecrets, protocol, settings };
       if (handoff !== undefined) {
         await enqueue(claimedDelivery, handoff);
