@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { counts, mergedReports, score, UNDETECTED } from './mutation-report.mjs';
+import { mergedReports, reportCounts, score, UNDETECTED } from './mutation-report.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RECORD = join(root, 'test/mutation/mutated-files.json');
@@ -49,7 +49,7 @@ if (process.argv.includes('--record')) {
     process.exit(2);
   }
   const merged = mergedReports(...reports);
-  const total = counts(Object.values(merged.files).flatMap((data) => data.mutants));
+  const total = reportCounts(merged);
   if (score(total) < config.thresholds.break) {
     console.error(`mutate-changed: the run scored ${score(total).toFixed(2)} %, under ${config.thresholds.break} %: not recorded`);
     process.exit(1);
@@ -96,8 +96,10 @@ function mutate(files) {
   if (!existsSync(report) || statSync(report).mtimeMs < started) return first ?? 1;
   const firstReport = join(root, 'reports/mutation/changed-first-pass.json');
   copyFileSync(report, firstReport);
+  // A report also carries the incremental file's results of files not asked for: only these count.
+  const asked = (merged) => ({ files: Object.fromEntries(Object.entries(merged.files).filter(([file]) => files.includes(file))) });
   const hybrid = [];
-  for (const [file, data] of Object.entries(mergedReports(firstReport).files)) {
+  for (const [file, data] of Object.entries(asked(mergedReports(firstReport)).files)) {
     for (const m of data.mutants) if (m.static === true && UNDETECTED.has(m.status)) hybrid.push(`${file}:${m.location.start.line}-${m.location.end.line}`);
   }
   const reports = [firstReport];
@@ -108,8 +110,7 @@ function mutate(files) {
     if (!existsSync(report) || statSync(report).mtimeMs < secondStarted) return 1;
     reports.push(report);
   }
-  const merged = mergedReports(...reports);
-  const total = counts(Object.values(merged.files).flatMap((data) => data.mutants));
+  const total = reportCounts(asked(mergedReports(...reports)));
   const threshold = config.thresholds.break;
   console.log(
     `mutate-changed: ${total.detected} of ${total.result} mutants with a result detected: ${score(total).toFixed(2)} % (fails under ${threshold} %); ${total.ignored} ignored, ${total.errors} errors`,

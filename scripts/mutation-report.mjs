@@ -42,4 +42,7 @@ export function counts(mutants) {
   return c;
 }
 
+/** Counts of every mutant of a (merged) report. */
+export const reportCounts = (report) => counts(Object.values(report.files).flatMap((data) => data.mutants));
+
 export const score = (c) => (c.result === 0 ? 100 : (100 * c.detected) / c.result);
