@@ -1,4 +1,5 @@
 import type { SqlClient } from '../internal/sql-client';
+import type { ParkingLot } from './parking-lot';
 
 /**
  * Where delivery ids are remembered. A delivery is claimed before its handlers run, committed when
@@ -29,6 +30,11 @@ export interface DeliveryStore {
    * live in the handler's database can offer it (the PostgreSQL store).
    */
   transaction?<T>(id: string, token: string, work: (client: SqlClient) => T | PromiseLike<T>): Promise<T>;
+  /**
+   * Where failures are noted and deliveries parked before svc drops them (`parkAfterMs`). Optional:
+   * a store without it parks nothing, and a delivery that fails for a day is dropped by svc.
+   */
+  readonly parking?: ParkingLot;
   /** How long committed ids are kept, in ms; bot updates older than this are refused as replays. */
   readonly retentionMs?: number;
   /** Frees timers and connections the store owns. */
