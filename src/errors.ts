@@ -50,6 +50,8 @@ export const errorStatus = {
   event_type_mismatch: 400,
   schema_violation: 400,
   delivery_in_progress: 409,
+  /** A replay named a delivery that is not parked (never parked, dropped, or past its retention). */
+  not_parked: 404,
   handler_failed: 500,
   handler_timeout: 503,
   store_unavailable: 503,

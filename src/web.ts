@@ -56,6 +56,8 @@ export type {
 } from './route/handler-types';
 export type { SchemaPolicy } from './validate/validate-payload';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
+export type { Failure, ParkedDelivery, ParkingLot, ParkReason } from './dedup/parking-lot';
+export type { ParkedDeliveries, ReplayResult } from './webhooks/parked-deliveries';
 export { memoryStore, MemoryStore, type MemoryStoreOptions, type MemoryStoreStats } from './dedup/memory-store';
 export { redisRestStore, RedisRestStore, type RedisRestStoreOptions } from './dedup/redis-rest-store';
 export { durableObjectStore, DurableObjectStore, type DurableObjectStoreOptions, type DedupObjectNamespace } from './dedup/durable-object-store';

@@ -11,6 +11,7 @@ import { botWebhookCommand } from './commands/bot-webhook';
 import { emulateCommand } from './commands/emulate';
 import { postgresCommand } from './commands/postgres';
 import { inboxCommand } from './commands/inbox';
+import { parkedCommand } from './commands/parked';
 import { sendCommand } from './commands/send';
 import { statusCommand } from './commands/status';
 import { verifyCommand } from './commands/verify';
@@ -24,6 +25,7 @@ const COMMANDS: readonly Command[] = [
   botWebhookCommand,
   boardWebhookCommand,
   inboxCommand,
+  parkedCommand,
   postgresCommand,
   versionCommand,
   emulateCommand,

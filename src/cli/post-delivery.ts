@@ -87,11 +87,18 @@ export interface DeliveryTarget {
   readonly secret: string;
   /** Default: svc's own 10 s. */
   readonly timeoutMs?: number;
+  /** Sent besides svc's own (a replay names its delivery in X-Svc-Webhooks-Replay). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** One delivery attempt, like svc's sender: POST, 10 s deadline, redirects not followed. */
-export async function postDelivery(io: CliIo, { url, delivery, secret, timeoutMs = SENDER_TIMEOUT_MS }: DeliveryTarget): Promise<AttemptOutcome> {
-  const { body, headers } = sign(delivery, secret);
+export async function postDelivery(
+  io: CliIo,
+  { url, delivery, secret, timeoutMs = SENDER_TIMEOUT_MS, headers: extra }: DeliveryTarget,
+): Promise<AttemptOutcome> {
+  const signed = sign(delivery, secret);
+  const { body } = signed;
+  const headers = extra === undefined ? signed.headers : { ...signed.headers, ...extra };
   const started = performance.now();
   const signal = AbortSignal.timeout(timeoutMs);
   const duration = (): number => performance.now() - started;

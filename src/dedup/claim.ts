@@ -11,7 +11,8 @@ import type { ClaimResult, DeliveryStore } from './delivery-store';
  * (the memory store does): then no promise is made on the hot path.
  */
 
-function unavailable(err: unknown): SvcWebhookError {
+/** The store failed: the delivery fails closed (503), and svc retries it. */
+export function storeUnavailable(err: unknown): SvcWebhookError {
   return new SvcWebhookError('store_unavailable', 'the de-duplication store is unavailable; retry later', { cause: err, retryAfter: 5 });
 }
 
@@ -21,11 +22,11 @@ export function claimDelivery(store: DeliveryStore, id: string, leaseMs: number)
   try {
     answer = store.claim(id, leaseMs);
   } catch (err) {
-    throw unavailable(err);
+    throw storeUnavailable(err);
   }
   return isThenable<ClaimResult>(answer)
     ? Promise.resolve(answer).catch((err: unknown) => {
-        throw unavailable(err);
+        throw storeUnavailable(err);
       })
     : answer;
 }

@@ -3,6 +3,7 @@ import { readOptions } from '../internal/option-table';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { MEMORY_STORE_OPTIONS } from './store-options';
 import { IdTable, idWords } from './id-table';
+import { MemoryParkingLot } from './memory-parking';
 
 /** Options of `memoryStore(options)`; docs/options.md lists them with their bounds. */
 export interface MemoryStoreOptions {
@@ -14,6 +15,10 @@ export interface MemoryStoreOptions {
   now?: () => number;
   /** Where eviction warnings go. */
   logger?: Pick<WebhookLogger, 'warn'>;
+  /** How long a parked delivery is kept for a replay, in ms. Default 7 days. */
+  parkedRetentionMs?: number;
+  /** The most deliveries parked at once. Default 10,000. */
+  maxParked?: number;
 }
 
 /** What the memory store holds now (`store.stats()`). */
@@ -55,6 +60,8 @@ const GENERATIONS_PER_BOUND = 8;
  */
 export class MemoryStore implements DeliveryStore {
   readonly retentionMs: number;
+  /** Failures and parked deliveries, in the process: a restart forgets them, as it forgets the ids. */
+  readonly parking: MemoryParkingLot;
   private readonly spanMs: number;
   private readonly maxIds: number;
   private readonly generationCap: number;
@@ -75,6 +82,13 @@ export class MemoryStore implements DeliveryStore {
     this.generationCap = Math.max(1, Math.ceil(this.maxIds / GENERATIONS_PER_BOUND));
     this.now = read.now ?? Date.now;
     this.logger = read.logger;
+    this.parking = new MemoryParkingLot({
+      failureRetentionMs: this.retentionMs,
+      parkedRetentionMs: read.parkedRetentionMs,
+      maxParked: read.maxParked,
+      maxFailures: this.maxIds,
+      now: this.now,
+    });
   }
 
   claim(id: string, leaseMs: number): ClaimResult {

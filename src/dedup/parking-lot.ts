@@ -92,13 +92,3 @@ export const PARKING_OPTIONS = {
     integer: true,
   }),
 };
-
-/** The headers a parked delivery keeps: svc's own, never the signature. */
-export function parkedHeaders(headers: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (value !== undefined && lower !== 'x-svc-signature' && (lower.startsWith('x-svc-') || lower === 'content-type' || lower === 'user-agent')) kept[lower] = value;
-  }
-  return kept;
-}

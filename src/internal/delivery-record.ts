@@ -25,7 +25,7 @@ export interface DeliveryRecord {
   readonly deliveryId?: string;
   readonly kind?: string;
   /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
-  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'parked';
   /**
    * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
    * have answered: 200 when processed, 500 when the attempt failed.

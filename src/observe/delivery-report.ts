@@ -41,7 +41,7 @@ export type Answered = {
   readonly inbox: boolean;
   readonly trace: DeliveryTrace | undefined;
 } & (
-  | { readonly state: 'handled' | 'duplicate' | 'enqueued' }
+  | { readonly state: 'handled' | 'duplicate' | 'enqueued' | 'parked' }
   | {
       readonly state: 'rejected';
       readonly error: SvcWebhookError;

@@ -33,7 +33,7 @@ export { SPAN_RECEIVE, SPAN_HANDLER, SPAN_PROCESS, METRIC_DURATION, METRIC_DELIV
 export { ProcessTrace, type ProcessAttempt } from './process-trace';
 /** How a delivery ended, as the receiver's answer tells it. */
 export interface DeliveryEnd {
-  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued';
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'parked';
   readonly status: number;
   readonly code?: string;
   /** The library's own message of a refusal (never a handler's). */

@@ -11,15 +11,21 @@ export interface Outcome {
 
 const OK: Outcome = { status: 200, body: '{"ok":true}' };
 const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' };
+const PARKED: Outcome = { status: 200, body: '{"ok":true,"parked":true}' };
+const REPLAYED: Outcome = { status: 200, body: '{"ok":true,"replayed":true}' };
+const ACCEPTED: Readonly<Record<string, Outcome>> = { duplicate: DUPLICATE, parked: PARKED, replayed: REPLAYED };
 /** Answered when the pipeline itself failed in a way it could not describe (a logger that throws). */
 export const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
+
+/** How an accepted delivery ended: each is answered 200. */
+export type Accepted = 'handled' | 'duplicate' | 'enqueued' | 'parked' | 'replayed';
 
 /**
  * The answer to an accepted delivery, or to a refused one: its status, code and message (the
  * library's own words, safe to send), Retry-After, and whether to close the connection.
  */
-export function answerOf(result: 'handled' | 'duplicate' | 'enqueued' | SvcWebhookError, closeConnection = false): Outcome {
-  if (typeof result === 'string') return result === 'duplicate' ? DUPLICATE : OK;
+export function answerOf(result: Accepted | SvcWebhookError, closeConnection = false): Outcome {
+  if (typeof result === 'string') return ACCEPTED[result] ?? OK;
   const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
     status: result.status,
     body: JSON.stringify({ ok: false, code: result.code, message: result.message }),

@@ -1,9 +1,10 @@
 import { checkContentHeaders } from '../capture/body-bounds';
-import { claimDelivery, commitEnqueued, commitHandled, holdUntilSettled, releaseClaim, type Claim } from '../dedup/claim';
+import { claimDelivery } from '../dedup/claim';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Handoff } from '../inbox/accepted-delivery';
 import type { Delivery, Verified } from '../internal/delivery';
+import type { ParkedDelivery } from '../dedup/parking-lot';
 import { NO_SECRETS } from '../internal/log-redaction';
 import type { WebhookLogger } from '../internal/logger';
 import type { PathPattern } from '../internal/path-pattern';
@@ -13,13 +14,15 @@ import type { DeliveryReport, Received } from '../observe/delivery-report';
 import { MisrouteLog } from '../observe/misroute-log';
 import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
-import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
-import { answerOf, INTERNAL, type Outcome } from './outcome';
-import type { Arrival, Slot } from './arrival';
-import { handlerFailure } from './handler-failure';
+import { answerOf, INTERNAL, type Accepted, type Outcome } from './outcome';
+import type { Arrival } from './arrival';
 import type { Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';
+import { InFlight } from './in-flight';
+import { enqueue, retryAfter, runHandlersOf } from './claimed-delivery';
+import { lotOf, noteFailure, parkIfDue, parkSchemaViolation, type Parkable } from './park';
+import { asksReplay, claimReplay, parkedRequest, parkedToReplay, replayKey, settleReplay } from './park-replay';
 
 export type { Outcome } from './outcome';
 
@@ -33,7 +36,7 @@ export interface ReceiverParts<S, D extends Delivery> {
 }
 
 type Result =
-  | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
+  | { readonly state: Accepted; readonly delivery: Delivery }
   | Readonly<{ state: 'rejected'; error: SvcWebhookError; delivery?: Delivery; received?: Received; verifierSecrets: readonly string[] }>;
 
 /**
@@ -117,9 +120,14 @@ export class Receiver<S, D extends Delivery> {
       const invalid = schemaRefusal(protocol.schema, payload, settings.schemaPolicy, this.schemaWarning(arrival));
       // The refusal still names its delivery when the payload is well-formed enough to say which.
       if (invalid !== undefined) delivery = tryCheck(() => protocol.check(payload, facts));
-      if (invalid !== undefined) throw invalid;
-      delivery = protocol.check(payload, facts);
+      // Under 'park' such a delivery is parked below; one that names no delivery is still refused.
+      if (invalid !== undefined && (settings.schemaPolicy !== 'park' || delivery === undefined)) throw invalid;
+      delivery ??= protocol.check(payload, facts);
       verifierSecrets = protocol.verifier.secretsOf(verified.by);
+      if (asksReplay(arrival.facts, delivery.id)) {
+        const parked = await parkedToReplay(settings.store.parking, delivery.id);
+        return { state: await this.replayParked(arrival, { delivery, body, verifierSecrets, parked }), delivery };
+      }
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
@@ -129,11 +137,25 @@ export class Receiver<S, D extends Delivery> {
       const { started, slot } = arrival;
       const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started, leaseMs: settings.leaseMs, slot };
       const claimedDelivery = { arrival, delivery, body, claim: held, verifierSecrets, protocol, settings };
+      const parkable = this.parkable(arrival, delivery, body, verifierSecrets);
+      if (invalid !== undefined) {
+        await parkSchemaViolation(parkable, held, invalid);
+        return { state: 'parked', delivery };
+      }
       if (handoff !== undefined) {
         await enqueue(claimedDelivery, handoff);
         return { state: 'enqueued', delivery };
       }
-      await runHandlersOf(claimedDelivery);
+      if (lotOf(settings) !== undefined) {
+        const due = parkIfDue(parkable, held);
+        if (isThenable<boolean>(due) ? await due : due) return { state: 'parked', delivery };
+      }
+      try {
+        await runHandlersOf(claimedDelivery);
+      } catch (err) {
+        await noteFailure(parkable, err);
+        throw err;
+      }
       return { state: 'handled', delivery };
     } catch (err) {
       const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
@@ -148,7 +170,7 @@ export class Receiver<S, D extends Delivery> {
     const durationMs = Math.round((performance.now() - arrival.started) * 1000) / 1000;
     const common = { delivery: result.delivery, durationMs, receivedAt: arrival.receivedAt, inbox: this.parts.handoff !== undefined, trace: arrival.trace };
     if (result.state !== 'rejected') {
-      this.parts.report.answered({ ...common, state: result.state });
+      this.parts.report.answered({ ...common, state: result.state === 'replayed' ? 'handled' : result.state });
       return answerOf(result.state);
     }
     const request = { facts: arrival.facts, source: arrival.req, access: arrival.access as RequestAccess<never> };
@@ -162,6 +184,79 @@ export class Receiver<S, D extends Delivery> {
     });
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
     return answerOf(result.error, !arrival.access.complete(arrival.req));
+  }
+
+  /**
+   * Replays a parked delivery in this process, exactly once: the replay's claim, the handlers, the
+   * commit. Its signature is not kept, so it runs as verified when it was parked. Reported as any
+   * delivery is; rejects with the refusal (`not_parked`, `handler_failed`, ...).
+   */
+  async replay(id: string): Promise<'replayed' | 'duplicate'> {
+    const { protocol, settings } = this.parts;
+    const parked = await parkedToReplay(settings.store.parking, id);
+    const { request, access } = parkedRequest(parked, settings.path);
+    const slot = this.inFlight.open();
+    const arrival: Arrival<typeof request> = {
+      req: request,
+      access,
+      facts: access.facts(request),
+      started: performance.now(),
+      receivedAt: settings.now(),
+      trace: undefined,
+      slot,
+    };
+    let result: Result;
+    try {
+      const verified = { by: undefined, timestamp: Number(parked.headers['x-svc-timestamp'] ?? 0) };
+      // Checked as at park time: a bot update's age then, not now.
+      const delivery = protocol.check(parseJson(parked.body), { request: arrival.facts, verified, nowMs: parked.parkedAt });
+      result = { state: await this.replayParked(arrival, { delivery, body: parked.body, verifierSecrets: NO_SECRETS, parked }), delivery };
+    } catch (err) {
+      const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
+      result = { state: 'rejected', error, verifierSecrets: NO_SECRETS };
+    } finally {
+      slot.release();
+    }
+    this.finish(arrival, result);
+    if (result.state === 'rejected') throw result.error;
+    return result.state as 'replayed' | 'duplicate';
+  }
+
+  /** Runs a parked delivery's handlers under the replay's own claim, and records how it ended. */
+  private async replayParked<R>(
+    arrival: Arrival<R>,
+    { delivery, body, verifierSecrets, parked }: { delivery: D; body: Uint8Array; verifierSecrets: readonly string[]; parked: ParkedDelivery },
+  ) {
+    const { protocol, settings } = this.parts;
+    const token = await claimReplay(settings.store, parked, settings.leaseMs, retryAfter(settings));
+    if (token === 'duplicate') return 'duplicate';
+    const claim = {
+      store: settings.store,
+      id: replayKey(delivery.id),
+      token,
+      logger: settings.logger,
+      started: arrival.started,
+      leaseMs: settings.leaseMs,
+      slot: arrival.slot,
+    };
+    try {
+      await runHandlersOf({ arrival, delivery, body, claim, verifierSecrets, protocol, settings });
+    } catch (err) {
+      await settleReplay(settings.store.parking!, parked, {
+        at: settings.now(),
+        handled: false,
+        error: err,
+        secrets: [...settings.fixedSecrets, ...verifierSecrets],
+      });
+      throw err;
+    }
+    await settleReplay(settings.store.parking!, parked, { at: settings.now(), handled: true });
+    return 'replayed';
+  }
+
+  private parkable<R>(arrival: Arrival<R>, delivery: D, body: Uint8Array, verifierSecrets: readonly string[]): Parkable {
+    const { protocol, settings } = this.parts;
+    return { delivery, body, facts: arrival.facts, receivedAt: arrival.receivedAt, webhook: protocol.webhook, settings, verifierSecrets };
   }
 
   /** Under the `warn` policy only, the line that says an authentic delivery failed the schema. */
@@ -185,114 +280,5 @@ function tryCheck<D>(check: () => D): D | undefined {
     return check();
   } catch {
     return undefined;
-  }
-}
-
-/** A delivery the receiver claimed: what its handlers (or the inbox) and its claim's end need. */
-export interface Claimed<R, S, D extends Delivery> {
-  readonly arrival: Arrival<R>;
-  readonly delivery: D;
-  readonly body: Uint8Array;
-  /** The claim it holds in the de-dup store. */
-  readonly claim: Claim;
-  /** The verifying board's (bot's) secrets, with a resolver. */
-  readonly verifierSecrets: readonly string[];
-  readonly protocol: WebhookProtocol<S, D>;
-  readonly settings: Settings;
-}
-
-/**
- * Direct mode: runs the handlers in the request, then records the delivery as done, or releases
- * its claim (failed), or keeps it held while handlers that outlived their deadline still run.
- * Throws the refusal (`handler_failed`, `handler_timeout`, or a transaction's own) to answer with.
- */
-export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D>): Promise<void> {
-  const { arrival: r, delivery, settings, claim, verifierSecrets } = c;
-  const { ctx, run: running } = dispatch({
-    delivery,
-    route: c.protocol.route,
-    scope: { source: r.req, access: r.access, receivedAt: r.receivedAt, logger: settings.logger },
-    secrets: verifierSecrets,
-    // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
-    deadlineMs: Math.max(1, settings.timeoutMs - (performance.now() - r.started)),
-    claim,
-    ...(r.trace === undefined ? {} : { wrap: (calls) => r.trace!.handlers(calls, delivery.id, delivery.kind, verifierSecrets) }),
-  });
-  const run = isThenable<RunResult>(running) ? await running : running;
-  if (run.state === 'timed_out') {
-    holdUntilSettled(claim, { settled: run.settled, abandonAfterMs: settings.abandonAfterMs, log: ctx.log });
-    throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, {
-      retryAfter: retryAfter(settings),
-    });
-  }
-  if (run.state === 'failed') {
-    const released = releaseClaim(claim);
-    if (released !== undefined) await released;
-    throw handlerFailure(run.error);
-  }
-  const committed = commitHandled(claim);
-  if (committed !== undefined) await committed;
-}
-
-/**
- * Inbox mode: hands the delivery to the queue and records it as done; a queue that refuses it
- * (503 `inbox_unavailable`) has its claim released, so that svc's retry may enqueue it.
- */
-export async function enqueue<R, S, D extends Delivery>(c: Claimed<R, S, D>, handoff: Handoff<D>): Promise<void> {
-  const { arrival: r } = c;
-  try {
-    await handoff({ delivery: c.delivery, body: c.body, request: r.facts, receivedAt: r.receivedAt, trace: r.trace?.carrier() });
-  } catch (err) {
-    const released = releaseClaim(c.claim);
-    if (released !== undefined) await released;
-    throw err;
-  }
-  commitEnqueued(c.claim);
-}
-
-/** Seconds after which svc may retry a delivery that is busy or outlived its deadline. */
-export function retryAfter(settings: Pick<Settings, 'timeoutMs'>): number {
-  return Math.max(1, Math.ceil(settings.timeoutMs / 1000));
-}
-
-/**
- * Deliveries the receiver is still working on: answered or not, with handlers running or a commit
- * being retried after the answer. `close()` waits for them.
- */
-export class InFlight {
-  private count = 0;
-  private closing = false;
-  private readonly drainWaiters: Array<() => void> = [];
-
-  /** True once close() was called: new deliveries are refused. */
-  get isClosing(): boolean {
-    return this.closing;
-  }
-
-  /** One delivery comes in: it counts until its slot is released, or the work it was handed over to settles. */
-  open(): Slot {
-    this.count++;
-    let owned = true;
-    const leave = () => {
-      if (--this.count === 0 && this.closing) for (const resolve of this.drainWaiters.splice(0)) resolve();
-    };
-    return {
-      keepUntil(work) {
-        owned = false;
-        void work.catch(() => undefined).finally(leave);
-      },
-      release() {
-        if (!owned) return;
-        owned = false;
-        leave();
-      },
-    };
-  }
-
-  /** Stops taking deliveries and resolves when every one in flight has settled. */
-  close(): Promise<void> {
-    this.closing = true;
-    if (this.count === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 }

@@ -29,6 +29,8 @@ export interface Settings {
   /** Writes what the loggers hold; resolves once written. */
   flushLog(): Promise<void>;
   readonly schemaPolicy: SchemaPolicy;
+  /** How long after its first failure an attempt parks a delivery (the store's parking lot), in ms; false: never. */
+  readonly parkAfterMs: number | false;
   readonly toleranceSeconds: number;
   readonly inbox?: InboxSettings;
 }

@@ -2,8 +2,8 @@ import { SvcWebhookError } from '../errors';
 import * as generated from '../generated/validators';
 
 /** What to do with an authentic delivery that does not match the schema. */
-export type SchemaPolicy = 'reject' | 'warn' | 'skip';
-export const schemaPolicies: readonly SchemaPolicy[] = ['reject', 'warn', 'skip'];
+export type SchemaPolicy = 'reject' | 'warn' | 'skip' | 'park';
+export const schemaPolicies: readonly SchemaPolicy[] = ['reject', 'warn', 'skip', 'park'];
 
 export type SchemaName = 'board' | 'bot';
 
@@ -65,7 +65,8 @@ export function schemaRefusal(schema: SchemaName, payload: unknown, policy: Sche
   const found = schemaProblems(validatorFor(schema), payload);
   if (found.length === 0) return undefined;
   const error = schemaViolation(found);
-  if (policy === 'reject') return error;
+  // Under 'park' the refusal goes back too: the receiver parks the delivery instead of sending it.
+  if (policy !== 'warn') return error;
   warn?.(error, found);
   return undefined;
 }

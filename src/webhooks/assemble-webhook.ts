@@ -8,6 +8,7 @@ import type { Settings } from '../receive/settings';
 import type { WebhookProtocol } from '../receive/webhook-protocol';
 import { commonMethods, type Listeners } from './webhook-methods';
 import { webhookInbox } from './webhook-inbox';
+import { parkedDeliveries } from './parked-deliveries';
 
 /** What both webhooks are assembled from. */
 export interface WebhookAssembly<S, D extends Delivery, AnyHandler> {
@@ -38,6 +39,7 @@ export function assembleWebhook<S, D extends Delivery, AnyHandler>({ name, setti
   const middleware: Middleware = expressMiddleware(name, receiver);
   return Object.assign(middleware, commonMethods(middleware, { lists, inbox, closeReceiver: () => receiver.close(), flushLog: settings.flushLog }), {
     path: settings.path,
+    parked: parkedDeliveries(settings.store.parking, receiver),
     receive: (request: Request | WebhookRequest) => receiveRequest(receiver, request),
     forgetSecret(id: string) {
       settings.secrets.lookup?.forget(id);

@@ -3,6 +3,7 @@ import type { InboxWorker, WorkOptions } from '../receive/inbox-worker';
 import type { WebhookInbox } from './webhook-inbox';
 import type { Middleware } from '../adapters/node/express-middleware';
 import type { WebhookRequest, WebhookResponse } from '../adapters/plain/plain-request';
+import type { ParkedDeliveries } from './parked-deliveries';
 
 /** What both webhook middlewares offer besides `on`. */
 export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
@@ -31,6 +32,11 @@ export interface WebhookMiddlewareBase<AnyHandler> extends Middleware {
    * pipeline itself is a 500 answer. Every adapter is this, plus its framework's request and reply.
    */
   receive(request: Request | WebhookRequest): Promise<WebhookResponse>;
+  /**
+   * The deliveries parked in this webhook's store (`parkAfterMs`, `schemaPolicy: 'park'`): list,
+   * show, replay (exactly once, through this webhook's handlers) and drop them.
+   */
+  readonly parked: ParkedDeliveries;
   /** The path this middleware answers when mounted with `app.use()`. */
   readonly path: string;
   /**

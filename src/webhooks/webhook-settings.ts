@@ -38,6 +38,11 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   const loggers = webhookLoggers(read.logger, webhook, fixedSecrets);
   const pattern = pathPattern(read.path, PATH_PARAMS[webhook]);
   const now = read.now ?? Date.now;
+  const store = read.store ?? defaultStore(loggers.logger);
+  if (read.schemaPolicy === 'park' && store.parking === undefined)
+    throw new TypeError(
+      "svc-webhooks: `schemaPolicy: 'park'` needs a store with a parking lot (memoryStore, redisStore or postgresStore); this `store` has none",
+    );
   return {
     secrets: secretSource({ secret: read.secret, lookupOptions: read.secretLookup, webhook, pattern, logger: loggers.logger, now }),
     fixedSecrets,
@@ -48,11 +53,12 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     timeoutMs: read.timeoutMs,
     leaseMs: read.leaseMs,
     abandonAfterMs: read.abandonAfterMs,
-    store: read.store ?? defaultStore(loggers.logger),
+    store,
     logger: loggers.logger,
     lineLogger: loggers.lineLogger,
     flushLog: loggers.flush,
     schemaPolicy: read.schemaPolicy,
+    parkAfterMs: read.parkAfterMs,
     toleranceSeconds: 'toleranceSeconds' in read ? (read.toleranceSeconds as number) : 300,
     ...(read.inbox === undefined ? {} : { inbox: read.inbox }),
   };
