@@ -13,7 +13,9 @@ export function backendTarget(io: CliIo, values: { 'data-dir'?: string; 'redis-u
     } catch {
       throw usageError('--redis-url must be a redis:// or rediss:// URL');
     }
-    held(io, redisUrl);
+    // The password (if any) never shows; the host does, in the relay's banner.
+    const { password } = new URL(redisUrl);
+    if (password !== '') held(io, decodeURIComponent(password));
     return { redisUrl, prefix: values['redis-prefix'] ?? DEFAULT_REDIS_PREFIX };
   }
   return { dataDir: values['data-dir'] ?? 'relay-data' };

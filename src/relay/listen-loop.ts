@@ -138,7 +138,7 @@ async function readStream(config: ListenConfig, res: Response): Promise<void> {
 /** Listens until `signal` aborts; rejects with RelayRefused when the relay refuses the token. */
 export async function listen(config: ListenConfig): Promise<void> {
   const { events, signal, cursor } = config;
-  let wait = 500;
+  let wait = 250;
   while (!signal.aborted) {
     const url = new URL('/relay/stream', config.relayUrl);
     if (cursor.value === undefined && config.fromStart) url.searchParams.set('from', 'start');
@@ -151,7 +151,7 @@ export async function listen(config: ListenConfig): Promise<void> {
       if (signal.aborted) return;
       events.notice('relay', `cannot reach the relay at ${config.relayUrl}; retrying`);
       await sleep(wait, signal);
-      wait = Math.min(wait * 2, 5000);
+      wait = Math.min(wait * 2, 2000);
       continue;
     }
     if (res.status === 401) throw new RelayRefused(await refusal(res));
@@ -159,10 +159,10 @@ export async function listen(config: ListenConfig): Promise<void> {
       const code = ((await res.json().catch(() => ({}))) as { code?: unknown }).code;
       events.notice('relay', `the relay answered ${res.status}${typeof code === 'string' ? ` ${code}` : ''}; retrying`);
       await sleep(wait, signal);
-      wait = Math.min(wait * 2, 5000);
+      wait = Math.min(wait * 2, 2000);
       continue;
     }
-    wait = 500;
+    wait = 250;
     try {
       await readStream(config, res);
     } catch {

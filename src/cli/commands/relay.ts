@@ -141,7 +141,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
       tokens: opened.tokens,
       mirror: values.mirror,
       limits: { maxPerListener, maxBuffered, drainTimeoutMs: 30_000, heartbeatMs: 15_000 },
-      housekeepingMs: 5_000,
+      housekeepingMs: 2_000,
       log,
     });
   } catch (err) {
