@@ -108,7 +108,7 @@ afterAll(async () => {
 
 test('20 signed deliveries reach both receivers, re-signed with each one’s own secret, the bodies byte-identical', async () => {
   const batch = [...(await deliverAll(18)), ...(await deliverAll(2, () => sendBot(relayUrl, RELAY_BOT_SECRET)))];
-  expect(batch.map((s) => s.status)).toEqual(new Array(20).fill(200));
+  expect(batch.map((s) => s.status)).toEqual(Array.from({ length: 20 }, () => 200));
   await waitFor('20 deliveries at both receivers', () => accepted(receiverA).length >= 20 && accepted(receiverB).length >= 20);
   for (const proc of [receiverA, receiverB]) {
     const got = new Map(accepted(proc).map((r) => [r.id, r.body]));
