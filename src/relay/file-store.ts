@@ -75,13 +75,18 @@ export class FileStore implements RelayStore {
   readonly description: string;
   private chain: Promise<unknown> = Promise.resolve();
 
+  private handle: FileHandle;
+  private records: StoredDelivery[];
+  private next: number;
+
   private constructor(
     private readonly file: string,
-    private handle: FileHandle,
-    private records: StoredDelivery[],
-    private next: number,
+    opened: { handle: FileHandle; records: StoredDelivery[]; next: number },
     private readonly retention: Retention,
   ) {
+    this.handle = opened.handle;
+    this.records = opened.records;
+    this.next = opened.next;
     this.description = `file ${file}`;
   }
 
@@ -99,7 +104,7 @@ export class FileStore implements RelayStore {
     let report = loaded.report;
     const handle = await open(file, 'a+');
     await syncDir(dir);
-    const store = new FileStore(file, handle, loaded.records, loaded.next, retention);
+    const store = new FileStore(file, { handle, records: loaded.records, next: loaded.next }, retention);
     if (report.corruptLines.length > 0) {
       // The evidence is kept beside the data; the store goes on with what it could read.
       const setAside = `${file}.corrupt-${nowMs}`;

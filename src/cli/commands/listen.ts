@@ -99,7 +99,16 @@ function signingOf(io: CliIo, raw: boolean, file: string | undefined): Signing {
   return { raw: false, board, bot };
 }
 
-async function replay(io: CliIo, relay: URL, token: string, ref: string, target: ForwardTarget, json: boolean): Promise<number> {
+/** One stored delivery to send again: which relay, with which token, to where. */
+interface Replay {
+  readonly relay: URL;
+  readonly token: string;
+  readonly ref: string;
+  readonly target: ForwardTarget;
+  readonly json: boolean;
+}
+
+async function replay(io: CliIo, { relay, token, ref, target, json }: Replay): Promise<number> {
   let res: Response;
   try {
     res = await io.fetch(new URL(`/relay/deliveries/${encodeURIComponent(ref)}`, relay), {
@@ -140,7 +149,7 @@ export const listenCommand: Command = {
       fetch: io.fetch,
     };
     const token = requiredToken(io, values['token-file'], 'SVC_RELAY_TOKEN');
-    if (values.replay !== undefined) return replay(io, relay, token, values.replay, target, json);
+    if (values.replay !== undefined) return replay(io, { relay, token, ref: values.replay, target, json });
     if (io.interrupted === undefined) throw usageError('listen runs until interrupted, which needs a terminal or a process that can be');
     const filter: ListenFilter = {
       types: values.type === undefined ? undefined : new Set(values.type),

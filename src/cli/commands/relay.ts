@@ -96,7 +96,15 @@ function readPort(io: CliIo, value: string | undefined): number {
   return port;
 }
 
-function option<T>(value: string | undefined, read: (text: string) => T | undefined, name: string, fallback: T, what: string): T {
+/** How one flag's value is read: its reader, its name, its default, and what it must be. */
+interface FlagReader<T> {
+  readonly read: (text: string) => T | undefined;
+  readonly name: string;
+  readonly fallback: T;
+  readonly what: string;
+}
+
+function option<T>(value: string | undefined, { read, name, fallback, what }: FlagReader<T>): T {
   if (value === undefined) return fallback;
   const read_ = read(value);
   if (read_ === undefined) throw usageError(`${name} must be ${what}`);
@@ -107,8 +115,18 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions('relay', args, OPTIONS);
   if (positionals.length > 0) throw usageError('relay takes no arguments besides its options and the token subcommand (see svc-webhooks relay --help)');
   if (io.interrupted === undefined) throw usageError('relay runs until interrupted, which needs a terminal or a process that can be');
-  const retentionMs = option(values.retention, parseDuration, '--retention', 24 * 3_600_000, 'a duration such as 90m, 24h or 2d');
-  const maxBodyBytes = option(values['max-body-bytes'], parseSize, '--max-body-bytes', 512 * 1024, 'a size such as 512kb or 1mb');
+  const retentionMs = option(values.retention, {
+    read: parseDuration,
+    name: '--retention',
+    fallback: 24 * 3_600_000,
+    what: 'a duration such as 90m, 24h or 2d',
+  });
+  const maxBodyBytes = option(values['max-body-bytes'], {
+    read: parseSize,
+    name: '--max-body-bytes',
+    fallback: 512 * 1024,
+    what: 'a size such as 512kb or 1mb',
+  });
   if (maxBodyBytes < SPEC_BODY_BYTES) throw usageError('--max-body-bytes must be at least 256kb, the body size svc may send');
   const maxDeliveries = wholeNumber(values['max-deliveries'], '--max-deliveries', { min: 1, max: 10_000_000 }) ?? 10_000;
   const maxPerListener = wholeNumber(values['max-streams'], '--max-streams', { min: 1, max: 1000 }) ?? 4;
