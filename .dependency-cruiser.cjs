@@ -9,6 +9,7 @@
  */
 const UPPER = [
   ['entry', '^src/(index[.]ts|web[.]ts|cli/)'],
+  ['relay', '^src/relay/'],
   ['testing', '^src/testing/'],
   ['watch', '^src/watch/'],
   ['webhooks', '^src/webhooks/'],

@@ -10,8 +10,10 @@ import { boardWebhookCommand } from './commands/board-webhook';
 import { botWebhookCommand } from './commands/bot-webhook';
 import { emulateCommand } from './commands/emulate';
 import { postgresCommand } from './commands/postgres';
+import { relayCommand } from './commands/relay';
 import { inboxCommand } from './commands/inbox';
 import { parkedCommand } from './commands/parked';
+import { listenCommand } from './commands/listen';
 import { sendCommand } from './commands/send';
 import { statusCommand } from './commands/status';
 import { verifyCommand } from './commands/verify';
@@ -29,6 +31,8 @@ const COMMANDS: readonly Command[] = [
   postgresCommand,
   versionCommand,
   emulateCommand,
+  relayCommand,
+  listenCommand,
 ];
 
 /** Client errors raised by a bad input, before anything was sent: usage errors, not failures. */
