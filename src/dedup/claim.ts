@@ -3,6 +3,7 @@ import { SvcWebhookError } from '../errors';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/value-checks';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
+import type { Failure, ParkingLot } from './parking-lot';
 
 /**
  * The whole life of a delivery's claim in the de-dup store: taken before the handlers run, then
@@ -29,6 +30,24 @@ export function claimDelivery(store: DeliveryStore, id: string, leaseMs: number)
         throw storeUnavailable(err);
       })
     : answer;
+}
+
+/**
+ * When a claimed delivery first failed, from the store's parking lot (the memory store answers
+ * synchronously). A lot that fails releases the claim and fails the delivery closed (503).
+ */
+export function failureOf(lot: ParkingLot, held: HeldClaim): Failure | undefined | Promise<Failure | undefined> {
+  const refuse = async (err: unknown): Promise<never> => {
+    await releaseClaim(held);
+    throw storeUnavailable(err);
+  };
+  let found: Failure | undefined | Promise<Failure | undefined>;
+  try {
+    found = lot.failure(held.id);
+  } catch (err) {
+    return refuse(err);
+  }
+  return isThenable<Failure | undefined>(found) ? Promise.resolve(found).catch(refuse) : found;
 }
 
 /** One store call's end: `undefined` when it succeeded, else what it threw (which may itself be `undefined`). */

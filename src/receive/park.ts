@@ -1,37 +1,28 @@
-import { attempt, commitHandled, releaseClaim, storeUnavailable, type Claim, type StoreFailure } from '../dedup/claim';
+import { attempt, claimDelivery, commitHandled, releaseClaim, storeUnavailable, type StoreFailure } from '../dedup/claim';
 import type { Failure, ParkedDelivery, ParkingLot, ParkReason } from '../dedup/parking-lot';
 import { SvcWebhookError } from '../errors';
 import type { Delivery } from '../internal/delivery';
 import { headerText } from '../internal/headers';
 import { textScrubber } from '../internal/log-redaction';
-import type { RequestFacts } from '../internal/request-access';
+import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/value-checks';
-import type { Settings } from './settings';
+import type { Claimed } from './arrival';
+import { retryAfter } from './settings';
 
 /**
  * Parking: svc retries a failing delivery for a day and then drops it, and disables a webhook that
  * failed all day. The store notes when each delivery first failed; an attempt `parkAfterMs` after
- * that is answered 200 and the delivery kept in the store's parking lot for a replay, instead of
- * being lost with the webhook's whole queue.
+ * that is answered 200 and the delivery kept in the store's parking lot, instead of being lost with
+ * the webhook's whole queue. A replay runs it again exactly once: under a claim key of its own
+ * (parking recorded the delivery's id as done, so that svc's later attempts are duplicates), the
+ * handlers, the commit; a second replay of a handled one is a duplicate.
  */
 
-/** The parts of a claimed delivery that parking reads. */
-export interface Parkable {
-  readonly delivery: Delivery;
-  readonly body: Uint8Array;
-  readonly facts: RequestFacts;
-  readonly receivedAt: number;
-  readonly webhook: 'board' | 'bot';
-  readonly settings: Settings;
-  /** With a resolver: the verifying board's (bot's) secrets; the webhook's own are in `settings`. */
-  readonly verifierSecrets: readonly string[];
-}
+type AnyClaimed = Claimed<unknown, unknown, Delivery>;
 
-/** The lot deliveries are parked in, when parking is on and the store has one. */
-export function lotOf(settings: Settings): ParkingLot | undefined {
-  return settings.parkAfterMs === false ? undefined : settings.store.parking;
-}
+/** The header that asks a receiver to replay the parked delivery it names (its id), on a request signed as svc signs one. */
+export const REPLAY_HEADER = 'x-svc-webhooks-replay';
 
 /** An error's message, as kept beside a failed or parked delivery: scrubbed of the webhook's secrets and of tokens. */
 export function failureText(error: unknown, secrets: readonly string[]): string {
@@ -39,96 +30,82 @@ export function failureText(error: unknown, secrets: readonly string[]): string 
   return textScrubber(secrets)(safeError(cause).message).slice(0, 2_000);
 }
 
+function secretsOf(c: AnyClaimed): readonly string[] {
+  return c.verifierSecrets.length === 0 ? c.settings.fixedSecrets : [...c.settings.fixedSecrets, ...c.verifierSecrets];
+}
+
 /**
  * Notes a failed attempt (its handlers threw, or outlived their deadline), so that a later one may
  * park it. A store that cannot note it is logged, not fatal: the delivery is retried as before.
  */
-export function noteFailure(p: Parkable, error: unknown): void | Promise<void> {
-  const lot = lotOf(p.settings);
+export function noteFailure(c: AnyClaimed, error: unknown): void | Promise<void> {
+  const { settings, delivery } = c;
+  const lot = settings.parkAfterMs === false ? undefined : settings.store.parking;
   if (lot === undefined) return;
   const report = (failed: StoreFailure) => {
     if (failed)
-      p.settings.logger.error(
-        { err: safeError(failed.error), deliveryId: p.delivery.id },
+      settings.logger.error(
+        { err: safeError(failed.error), deliveryId: delivery.id },
         'could not note a failed delivery in the parking lot; it will not be parked before svc drops it',
       );
   };
-  const noted = attempt(() => lot.noteFailure(p.delivery.id, p.receivedAt, failureText(error, secretsOf(p))));
+  const noted = attempt(() => lot.noteFailure(delivery.id, c.arrival.receivedAt, failureText(error, secretsOf(c))));
   return isThenable<StoreFailure>(noted) ? noted.then(report) : report(noted);
 }
 
 /** The record of a delivery parked now. */
-export function parkedRecord(p: Parkable, reason: ParkReason, failure: Failure | undefined, lastError: string): ParkedDelivery {
+function parkedRecord(c: AnyClaimed, reason: ParkReason, failure: Failure | undefined, lastError: string): ParkedDelivery {
   return {
-    id: p.delivery.id,
-    webhook: p.webhook,
-    kind: p.delivery.kind,
+    id: c.delivery.id,
+    webhook: c.protocol.webhook,
+    kind: c.delivery.kind,
     reason,
-    parkedAt: p.receivedAt,
+    parkedAt: c.arrival.receivedAt,
     ...(failure === undefined ? {} : { firstFailedAt: failure.firstAt }),
     attempts: failure?.attempts ?? 0,
     lastError,
-    headers: parkedHeaders(p.facts),
-    body: p.body,
+    headers: parkedHeaders(c.arrival.facts),
+    body: c.body,
   };
 }
 
 /**
- * After the claim: parks the delivery when this attempt comes `parkAfterMs` or more after its
- * first failure, and commits its claim (svc's later attempts are duplicates). Answers whether it
- * parked, synchronously when the lot answers so (the memory store's); a full lot parks nothing
- * (logged), and the handlers run as before. A store that fails throws 503 `store_unavailable`
- * with the claim released, so svc retries and nothing is lost.
+ * This attempt comes `parkAfterMs` or more after the delivery first failed: parks it and commits
+ * its claim. Answers whether it parked: a full lot parks nothing (logged), and the handlers run as
+ * before. A store that fails throws 503 `store_unavailable` with the claim released, so svc
+ * retries and nothing is lost.
  */
-export function parkIfDue(p: Parkable, claim: Claim): boolean | Promise<boolean> {
-  const lot = lotOf(p.settings)!;
-  const failed = (err: unknown) => refuseWith(claim, storeUnavailable(err));
-  let found: Failure | undefined | Promise<Failure | undefined>;
-  try {
-    found = lot.failure(p.delivery.id);
-  } catch (err) {
-    return failed(err);
-  }
-  const decide = (failure: Failure | undefined) =>
-    failure === undefined || p.receivedAt - failure.firstAt < (p.settings.parkAfterMs as number)
-      ? false
-      : park(p, lot, parkedRecord(p, 'failing', failure, failure.lastError), claim).catch(failed);
-  return isThenable<Failure | undefined>(found) ? Promise.resolve(found).then(decide, failed) : decide(found);
+export function parkFailing(c: AnyClaimed, failure: Failure): Promise<boolean> {
+  return park(c, parkedRecord(c, 'failing', failure, failure.lastError)).catch((err: unknown) => refuseWith(c, storeUnavailable(err)));
 }
 
 /**
  * Parks an authentic delivery that failed the schema (`schemaPolicy: 'park'`) at once: answered 200
  * rather than refused with a 400 that svc would retry for a day. A full lot refuses it as before.
  */
-export async function parkSchemaViolation(p: Parkable, claim: Claim, invalid: SvcWebhookError): Promise<void> {
-  const kept = await park(p, p.settings.store.parking!, parkedRecord(p, 'schema', undefined, failureText(invalid, secretsOf(p))), claim).catch((err: unknown) =>
-    refuseWith(claim, storeUnavailable(err)),
+export async function parkSchemaViolation(c: AnyClaimed, invalid: SvcWebhookError): Promise<void> {
+  const kept = await park(c, parkedRecord(c, 'schema', undefined, failureText(invalid, secretsOf(c)))).catch((err: unknown) =>
+    refuseWith(c, storeUnavailable(err)),
   );
-  if (!kept) await refuseWith(claim, invalid);
+  if (!kept) await refuseWith(c, invalid);
 }
 
 /** Releases the claim, then throws the refusal: svc's retry may claim the delivery again. */
-async function refuseWith(claim: Claim, error: SvcWebhookError): Promise<never> {
-  await releaseClaim(claim);
+async function refuseWith(c: AnyClaimed, error: SvcWebhookError): Promise<never> {
+  await releaseClaim(c.claim);
   throw error;
 }
 
-function secretsOf(p: Parkable): readonly string[] {
-  return p.verifierSecrets.length === 0 ? p.settings.fixedSecrets : [...p.settings.fixedSecrets, ...p.verifierSecrets];
-}
-
-async function park(p: Parkable, lot: ParkingLot, record: ParkedDelivery, claim: Claim): Promise<boolean> {
-  const kept = await lot.park(record);
+async function park(c: AnyClaimed, record: ParkedDelivery): Promise<boolean> {
+  const { logger } = c.settings;
+  const kept = await c.settings.store.parking!.park(record);
   const fields = { deliveryId: record.id, kind: record.kind, reason: record.reason, attempts: record.attempts, firstFailedAt: record.firstFailedAt };
   if (!kept) {
-    p.settings.logger.error(
-      fields,
-      'the parking lot is full (maxParked): the delivery is not parked and svc keeps retrying it; replay or drop parked deliveries',
-    );
+    logger.error(fields, 'the parking lot is full (maxParked): the delivery is not parked and svc keeps retrying it; replay or drop parked deliveries');
     return false;
   }
-  await commitHandled(claim);
-  p.settings.logger.error(
+  await commitHandled(c.claim);
+  logger.error(
     { ...fields, lastError: record.lastError },
     record.reason === 'schema'
       ? 'parked a delivery that fails the schema (schemaPolicy park): replay it with `svc-webhooks parked replay` or webhook.parked.replay()'
@@ -141,7 +118,7 @@ async function park(p: Parkable, lot: ParkingLot, record: ParkedDelivery, claim:
 const KEPT_HEADERS = ['content-type', 'user-agent', 'x-svc-webhook-version', 'x-svc-event', 'x-svc-delivery', 'x-svc-timestamp'];
 
 /** The headers a parked delivery keeps: svc's own, never the signature. */
-export function parkedHeaders(facts: RequestFacts): Record<string, string> {
+function parkedHeaders(facts: RequestFacts): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = headerText(facts, name);
@@ -149,3 +126,68 @@ export function parkedHeaders(facts: RequestFacts): Record<string, string> {
   }
   return kept;
 }
+
+/** The parked delivery to replay; 404 `not_parked` when there is none. */
+export async function parkedToReplay(lot: ParkingLot | undefined, id: string): Promise<ParkedDelivery> {
+  const parked = lot === undefined ? undefined : await lot.get(id);
+  if (parked === undefined) throw new SvcWebhookError('not_parked', 'no parked delivery has this id (never parked, dropped, or past its retention)');
+  return parked;
+}
+
+/** A verified request with X-Svc-Webhooks-Replay: the parked delivery it names, which must be its own. */
+export function requestedReplay(c: Pick<AnyClaimed, 'arrival' | 'delivery' | 'settings'>): Promise<ParkedDelivery> {
+  const named = headerText(c.arrival.facts, REPLAY_HEADER)!;
+  if (named.trim().toLowerCase() !== c.delivery.id)
+    return Promise.reject(new SvcWebhookError('delivery_id_mismatch', `the ${REPLAY_HEADER} header names another delivery than the body`));
+  return parkedToReplay(c.settings.store.parking, c.delivery.id);
+}
+
+/** Runs a parked delivery's handlers (`run`) under the replay's own claim, and records in the lot how it ended. */
+export async function replayParked(
+  c: Omit<AnyClaimed, 'claim'>,
+  parked: ParkedDelivery,
+  run: (claimed: AnyClaimed) => Promise<void>,
+): Promise<'replayed' | 'duplicate'> {
+  const { settings, arrival } = c;
+  const lot = settings.store.parking!;
+  if (parked.replayedAt !== undefined) return 'duplicate';
+  const id = `parked-replay:${parked.id}`;
+  const claim = await claimDelivery(settings.store, id, settings.leaseMs);
+  if (claim.state === 'done') return 'duplicate';
+  if (claim.state === 'busy')
+    throw new SvcWebhookError('delivery_in_progress', 'this parked delivery is being replayed by another request', { retryAfter: retryAfter(settings) });
+  const held = {
+    store: settings.store,
+    id,
+    token: claim.token,
+    logger: settings.logger,
+    started: arrival.started,
+    leaseMs: settings.leaseMs,
+    slot: arrival.slot,
+  };
+  const claimed = { ...c, claim: held };
+  try {
+    await run(claimed);
+  } catch (err) {
+    await lot.park({ ...parked, attempts: parked.attempts + 1, lastError: failureText(err, secretsOf(claimed)) });
+    throw err;
+  }
+  await lot.park({ ...parked, replayedAt: settings.now() });
+  return 'replayed';
+}
+
+interface ParkedRequest {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+  readonly url: string;
+}
+
+/** How a replayed delivery is read by the handlers' `ctx.request`: the parked headers and body, at the webhook's path. */
+export const PARKED_REQUEST: RequestAccess<ParkedRequest> = {
+  facts: (r) => ({ headers: r.headers, url: r.url }),
+  url: (r) => r.url,
+  readBody: (r) => Promise.resolve(r.body),
+  complete: () => true,
+  nodeRequest: () => undefined,
+  fetchRequest: (r) => new Request(new URL(r.url, 'http://localhost'), { method: 'POST', headers: r.headers }),
+};

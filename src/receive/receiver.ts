@@ -1,28 +1,28 @@
 import { checkContentHeaders } from '../capture/body-bounds';
-import { claimDelivery } from '../dedup/claim';
+import { claimDelivery, commitEnqueued, commitHandled, failureOf, holdUntilSettled, releaseClaim } from '../dedup/claim';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Handoff } from '../inbox/accepted-delivery';
 import type { Delivery, Verified } from '../internal/delivery';
-import type { ParkedDelivery } from '../dedup/parking-lot';
+import type { Failure } from '../dedup/parking-lot';
 import { NO_SECRETS } from '../internal/log-redaction';
 import type { WebhookLogger } from '../internal/logger';
 import type { PathPattern } from '../internal/path-pattern';
 import type { RequestAccess } from '../internal/request-access';
+import { headerText } from '../internal/headers';
 import { isThenable } from '../internal/value-checks';
 import type { DeliveryReport, Received } from '../observe/delivery-report';
 import { MisrouteLog } from '../observe/misroute-log';
 import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
+import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
 import { answerOf, INTERNAL, type Accepted, type Outcome } from './outcome';
-import type { Arrival } from './arrival';
-import type { Settings } from './settings';
+import { InFlight, type Arrival, type Claimed } from './arrival';
+import { handlerFailure } from './handler-failure';
+import { retryAfter, type Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';
-import { InFlight } from './in-flight';
-import { enqueue, retryAfter, runHandlersOf } from './claimed-delivery';
-import { lotOf, noteFailure, parkIfDue, parkSchemaViolation, type Parkable } from './park';
-import { asksReplay, claimReplay, parkedRequest, parkedToReplay, replayKey, settleReplay } from './park-replay';
+import { noteFailure, PARKED_REQUEST, parkedToReplay, parkFailing, parkSchemaViolation, replayParked, REPLAY_HEADER, requestedReplay } from './park';
 
 export type { Outcome } from './outcome';
 
@@ -124,9 +124,9 @@ export class Receiver<S, D extends Delivery> {
       if (invalid !== undefined && (settings.schemaPolicy !== 'park' || delivery === undefined)) throw invalid;
       delivery ??= protocol.check(payload, facts);
       verifierSecrets = protocol.verifier.secretsOf(verified.by);
-      if (asksReplay(arrival.facts, delivery.id)) {
-        const parked = await parkedToReplay(settings.store.parking, delivery.id);
-        return { state: await this.replayParked(arrival, { delivery, body, verifierSecrets, parked }), delivery };
+      if (headerText(arrival.facts, REPLAY_HEADER) !== undefined) {
+        const replaying = { arrival, delivery, body, verifierSecrets, protocol, settings };
+        return { state: await replayParked(replaying, await requestedReplay(replaying), runHandlersOf), delivery };
       }
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
@@ -137,23 +137,26 @@ export class Receiver<S, D extends Delivery> {
       const { started, slot } = arrival;
       const held = { store: settings.store, id: delivery.id, token: claim.token, logger: settings.logger, started, leaseMs: settings.leaseMs, slot };
       const claimedDelivery = { arrival, delivery, body, claim: held, verifierSecrets, protocol, settings };
-      const parkable = this.parkable(arrival, delivery, body, verifierSecrets);
       if (invalid !== undefined) {
-        await parkSchemaViolation(parkable, held, invalid);
+        await parkSchemaViolation(claimedDelivery, invalid);
         return { state: 'parked', delivery };
       }
       if (handoff !== undefined) {
         await enqueue(claimedDelivery, handoff);
         return { state: 'enqueued', delivery };
       }
-      if (lotOf(settings) !== undefined) {
-        const due = parkIfDue(parkable, held);
-        if (isThenable<boolean>(due) ? await due : due) return { state: 'parked', delivery };
+      // Parking: one lookup beside the claim; the parking module is reached only for a delivery that failed before.
+      const lot = settings.parkAfterMs === false ? undefined : settings.store.parking;
+      if (lot !== undefined) {
+        const found = failureOf(lot, held);
+        const failure = isThenable<Failure | undefined>(found) ? await found : found;
+        const due = failure !== undefined && arrival.receivedAt - failure.firstAt >= (settings.parkAfterMs as number);
+        if (due && (await parkFailing(claimedDelivery, failure))) return { state: 'parked', delivery };
       }
       try {
         await runHandlersOf(claimedDelivery);
       } catch (err) {
-        await noteFailure(parkable, err);
+        await noteFailure(claimedDelivery, err);
         throw err;
       }
       return { state: 'handled', delivery };
@@ -194,69 +197,29 @@ export class Receiver<S, D extends Delivery> {
   async replay(id: string): Promise<'replayed' | 'duplicate'> {
     const { protocol, settings } = this.parts;
     const parked = await parkedToReplay(settings.store.parking, id);
-    const { request, access } = parkedRequest(parked, settings.path);
+    const req = { headers: parked.headers, body: parked.body, url: settings.path };
     const slot = this.inFlight.open();
-    const arrival: Arrival<typeof request> = {
-      req: request,
-      access,
-      facts: access.facts(request),
-      started: performance.now(),
-      receivedAt: settings.now(),
-      trace: undefined,
-      slot,
-    };
+    const facts = PARKED_REQUEST.facts(req);
+    const arrival = { req, access: PARKED_REQUEST, facts, started: performance.now(), receivedAt: settings.now(), trace: undefined, slot };
     let result: Result;
     try {
       const verified = { by: undefined, timestamp: Number(parked.headers['x-svc-timestamp'] ?? 0) };
       // Checked as at park time: a bot update's age then, not now.
-      const delivery = protocol.check(parseJson(parked.body), { request: arrival.facts, verified, nowMs: parked.parkedAt });
-      result = { state: await this.replayParked(arrival, { delivery, body: parked.body, verifierSecrets: NO_SECRETS, parked }), delivery };
+      const delivery = protocol.check(parseJson(parked.body), { request: facts, verified, nowMs: parked.parkedAt });
+      const replaying = { arrival, delivery, body: parked.body, verifierSecrets: NO_SECRETS, protocol, settings };
+      result = { state: await replayParked(replaying, parked, runHandlersOf), delivery };
     } catch (err) {
-      const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
-      result = { state: 'rejected', error, verifierSecrets: NO_SECRETS };
+      result = {
+        state: 'rejected',
+        error: isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err }),
+        verifierSecrets: NO_SECRETS,
+      };
     } finally {
       slot.release();
     }
     this.finish(arrival, result);
     if (result.state === 'rejected') throw result.error;
     return result.state as 'replayed' | 'duplicate';
-  }
-
-  /** Runs a parked delivery's handlers under the replay's own claim, and records how it ended. */
-  private async replayParked<R>(
-    arrival: Arrival<R>,
-    { delivery, body, verifierSecrets, parked }: { delivery: D; body: Uint8Array; verifierSecrets: readonly string[]; parked: ParkedDelivery },
-  ) {
-    const { protocol, settings } = this.parts;
-    const token = await claimReplay(settings.store, parked, settings.leaseMs, retryAfter(settings));
-    if (token === 'duplicate') return 'duplicate';
-    const claim = {
-      store: settings.store,
-      id: replayKey(delivery.id),
-      token,
-      logger: settings.logger,
-      started: arrival.started,
-      leaseMs: settings.leaseMs,
-      slot: arrival.slot,
-    };
-    try {
-      await runHandlersOf({ arrival, delivery, body, claim, verifierSecrets, protocol, settings });
-    } catch (err) {
-      await settleReplay(settings.store.parking!, parked, {
-        at: settings.now(),
-        handled: false,
-        error: err,
-        secrets: [...settings.fixedSecrets, ...verifierSecrets],
-      });
-      throw err;
-    }
-    await settleReplay(settings.store.parking!, parked, { at: settings.now(), handled: true });
-    return 'replayed';
-  }
-
-  private parkable<R>(arrival: Arrival<R>, delivery: D, body: Uint8Array, verifierSecrets: readonly string[]): Parkable {
-    const { protocol, settings } = this.parts;
-    return { delivery, body, facts: arrival.facts, receivedAt: arrival.receivedAt, webhook: protocol.webhook, settings, verifierSecrets };
   }
 
   /** Under the `warn` policy only, the line that says an authentic delivery failed the schema. */
@@ -281,4 +244,53 @@ function tryCheck<D>(check: () => D): D | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Direct mode: runs the handlers in the request, then records the delivery as done, or releases
+ * its claim (failed), or keeps it held while handlers that outlived their deadline still run.
+ * Throws the refusal (`handler_failed`, `handler_timeout`, or a transaction's own) to answer with.
+ */
+export async function runHandlersOf<R, S, D extends Delivery>(c: Claimed<R, S, D>): Promise<void> {
+  const { arrival: r, delivery, settings, claim, verifierSecrets } = c;
+  const { ctx, run: running } = dispatch({
+    delivery,
+    route: c.protocol.route,
+    scope: { source: r.req, access: r.access, receivedAt: r.receivedAt, logger: settings.logger },
+    secrets: verifierSecrets,
+    // The deadline counts from arrival: the sender's 10 s include reading, verifying and claiming.
+    deadlineMs: Math.max(1, settings.timeoutMs - (performance.now() - r.started)),
+    claim,
+    ...(r.trace === undefined ? {} : { wrap: (calls) => r.trace!.handlers(calls, delivery.id, delivery.kind, verifierSecrets) }),
+  });
+  const run = isThenable<RunResult>(running) ? await running : running;
+  if (run.state === 'timed_out') {
+    holdUntilSettled(claim, { settled: run.settled, abandonAfterMs: settings.abandonAfterMs, log: ctx.log });
+    throw new SvcWebhookError('handler_timeout', `handlers did not finish within ${settings.timeoutMs} ms of the request's arrival`, {
+      retryAfter: retryAfter(settings),
+    });
+  }
+  if (run.state === 'failed') {
+    const released = releaseClaim(claim);
+    if (released !== undefined) await released;
+    throw handlerFailure(run.error);
+  }
+  const committed = commitHandled(claim);
+  if (committed !== undefined) await committed;
+}
+
+/**
+ * Inbox mode: hands the delivery to the queue and records it as done; a queue that refuses it
+ * (503 `inbox_unavailable`) has its claim released, so that svc's retry may enqueue it.
+ */
+export async function enqueue<R, S, D extends Delivery>(c: Claimed<R, S, D>, handoff: Handoff<D>): Promise<void> {
+  const { arrival: r } = c;
+  try {
+    await handoff({ delivery: c.delivery, body: c.body, request: r.facts, receivedAt: r.receivedAt, trace: r.trace?.carrier() });
+  } catch (err) {
+    const released = releaseClaim(c.claim);
+    if (released !== undefined) await released;
+    throw err;
+  }
+  commitEnqueued(c.claim);
 }

@@ -34,3 +34,8 @@ export interface Settings {
   readonly toleranceSeconds: number;
   readonly inbox?: InboxSettings;
 }
+
+/** Seconds after which svc may retry a delivery that is busy or outlived its deadline. */
+export function retryAfter(settings: Pick<Settings, 'timeoutMs'>): number {
+  return Math.max(1, Math.ceil(settings.timeoutMs / 1000));
+}

@@ -3,7 +3,7 @@ import type { DeliveryStore } from '../../dedup/delivery-store';
 import type { ParkedDelivery, ParkingLot } from '../../dedup/parking-lot';
 import { postgresStore } from '../../dedup/postgres-store';
 import { redisStore } from '../../dedup/redis-store';
-import { REPLAY_HEADER } from '../../receive/park-replay';
+import { REPLAY_HEADER } from '../../receive/park';
 import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
 import type { Command } from '../command';

@@ -1,5 +1,5 @@
 import { memoryStore } from '../../../src';
-import { MemoryParkingLot } from '../../../src/dedup/memory-parking';
+import { MemoryParkingLot } from '../../../src/dedup/memory-store';
 import type { ParkedDelivery } from '../../../src/dedup/parking-lot';
 
 const DAY = 24 * 3_600_000;
