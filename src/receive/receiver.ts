@@ -15,10 +15,10 @@ import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
-import { answerOf, INTERNAL, type Outcome } from './outcome';
+import { answerOf, ignoredAnswer, INTERNAL, type Outcome } from './outcome';
 import type { Arrival, Slot } from './arrival';
 import { handlerFailure } from './handler-failure';
-import type { Settings } from './settings';
+import type { IgnoreReason, Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';
 
 export type { Outcome } from './outcome';
@@ -34,6 +34,7 @@ export interface ReceiverParts<S, D extends Delivery> {
 
 type Result =
   | { readonly state: 'handled' | 'duplicate' | 'enqueued'; readonly delivery: Delivery }
+  | { readonly state: 'ignored'; readonly delivery: Delivery; readonly ignored: IgnoreReason }
   | Readonly<{ state: 'rejected'; error: SvcWebhookError; delivery?: Delivery; received?: Received; verifierSecrets: readonly string[] }>;
 
 /**
@@ -119,6 +120,8 @@ export class Receiver<S, D extends Delivery> {
       if (invalid !== undefined) delivery = tryCheck(() => protocol.check(payload, facts));
       if (invalid !== undefined) throw invalid;
       delivery = protocol.check(payload, facts);
+      const ignored = settings.ignore?.(delivery);
+      if (ignored !== undefined) return { state: 'ignored', delivery, ignored };
       verifierSecrets = protocol.verifier.secretsOf(verified.by);
 
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
@@ -148,18 +151,11 @@ export class Receiver<S, D extends Delivery> {
     const durationMs = Math.round((performance.now() - arrival.started) * 1000) / 1000;
     const common = { delivery: result.delivery, durationMs, receivedAt: arrival.receivedAt, inbox: this.parts.handoff !== undefined, trace: arrival.trace };
     if (result.state !== 'rejected') {
-      this.parts.report.answered({ ...common, state: result.state });
-      return answerOf(result.state);
+      this.parts.report.answered({ ...common, ...result });
+      return result.state === 'ignored' ? ignoredAnswer(result.ignored) : answerOf(result.state);
     }
     const request = { facts: arrival.facts, source: arrival.req, access: arrival.access as RequestAccess<never> };
-    this.parts.report.answered({
-      ...common,
-      state: 'rejected',
-      error: result.error,
-      received: result.received,
-      verifierSecrets: result.verifierSecrets,
-      request,
-    });
+    this.parts.report.answered({ ...common, ...result, request });
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
     return answerOf(result.error, !arrival.access.complete(arrival.req));
   }
