@@ -49,14 +49,14 @@ export function originOf(event: unknown): Origin {
 
 /** Why `ignore` leaves this board event out, or undefined when its handlers run. */
 export function ignoredBy(ignore: IgnoreSettings, event: unknown): IgnoreReason | undefined {
-  if (ignore.self !== undefined && isObject(event) && isSelf(ignore.self, event.actor)) return 'self';
+  if (isObject(event) && isSelf(ignore.self, event.actor)) return 'self';
   const origin = originOf(event);
   if (ignore.bots && origin === 'bot') return 'bot';
   if (ignore.rules && origin === 'rule') return 'rule';
   return undefined;
 }
 
-function isSelf(self: string, actor: unknown): boolean {
+function isSelf(self: string | undefined, actor: unknown): boolean {
   return isObject(actor) && typeof actor.id === 'string' && actor.id.toLowerCase() === self;
 }
 

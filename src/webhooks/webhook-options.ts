@@ -263,7 +263,8 @@ export const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
  */
 export function checkIgnore(read: { ignore?: unknown; inbox: InboxSettings | undefined }): void {
   const ordered = read.inbox?.ordered ?? false;
-  if (read.ignore !== undefined && (ordered === true || (ordered !== false && ordered.size > 0)))
+  const inOrder = typeof ordered === 'boolean' ? ordered : ordered.size > 0;
+  if (read.ignore !== undefined && inOrder)
     throw new TypeError(
       'svc-webhooks: `ignore` cannot be combined with `inbox.ordered`: an ignored event never reaches the queue, so the next event of its board would wait `gapWaitMs` for it. Skip those events in the handler with `ctx.origin` instead',
     );
