@@ -34,7 +34,7 @@ const SECTIONS: readonly Section[] = [
   {
     title: '`svcBotWebhook(secret | options)`',
     intro:
-      'The bot webhook takes the same options as the board webhook, but `toleranceSeconds` (a bot update carries no timestamp header). Its default `path` is `/webhooks/bot`; a secret resolver needs a path that names the bot, such as `/webhooks/bots/:botId`.',
+      'The bot webhook takes the same options as the board webhook, but `toleranceSeconds` (a bot update carries no timestamp header) and `ignore` (board events only). Its default `path` is `/webhooks/bot`; a secret resolver needs a path that names the bot, such as `/webhooks/bots/:botId`.',
     table: BOT_WEBHOOK_OPTIONS,
     only: [],
   },

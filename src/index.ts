@@ -16,7 +16,7 @@ export {
   type FastifyInstanceLike,
   type FastifyReplyLike,
 } from './adapters/node/fastify-plugin';
-export type { QueueOutcome } from './route/handler-types';
+export type { QueueOutcome, Origin, IgnoreReason, IgnoreOptions } from './route/handler-types';
 export type { InboxOptions, InboxCluster, InboxConnection } from './inbox/inbox-options';
 export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
 export type { SqlClient, SqlResult } from './internal/sql-client';

@@ -1,3 +1,6 @@
+/** The standard input, as a command that asks the user reads it. */
+export type CliStdin = NodeJS.ReadableStream & { readonly isTTY?: boolean };
+
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown };
@@ -13,6 +16,11 @@ export interface CliIo {
   readonly holdSecret?: (value: string) => string;
   /** Resolves when the user asks a long-running command (`status --watch`) to stop: Ctrl-C or SIGTERM. */
   readonly interrupted?: () => Promise<void>;
+  /**
+   * The standard input. A command asks the user to confirm something only when it is a terminal
+   * (`isTTY`); absent or piped, it never asks and refuses as it would without one.
+   */
+  readonly stdin?: CliStdin;
 }
 
 export function processIo(): CliIo {
@@ -24,6 +32,7 @@ export function processIo(): CliIo {
     interactive: process.stderr.isTTY === true,
     fetch: globalThis.fetch,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    stdin: process.stdin,
     // Listened for only when a command waits for it: other commands keep Ctrl-C's default.
     interrupted: () =>
       new Promise((resolve) => {

@@ -24,8 +24,15 @@ export interface DeliveryRecord {
   /** Absent when the request was refused before its body was verified and parsed. */
   readonly deliveryId?: string;
   readonly kind?: string;
-  /** `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. */
-  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'parked';
+  /**
+   * `enqueued`: accepted into the inbox (inbox mode), its handlers run later in a worker. `ignored`:
+   * an authentic board event the `ignore` option left out, answered 200 without running handlers
+   * (`ignored` says why). `parked`: kept in the store's parking lot instead of being run
+   * (`parkAfterMs`, `schemaPolicy: 'park'`), answered 200.
+   */
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'ignored' | 'parked';
+  /** Why an `ignored` delivery was left out; absent for every other outcome. */
+  readonly ignored?: IgnoreReason;
   /**
    * The HTTP status answered. For a worker's processing attempt (inbox mode), what direct mode would
    * have answered: 200 when processed, 500 when the attempt failed.
@@ -58,6 +65,12 @@ export interface DeliveryRecord {
    */
   readonly body?: Uint8Array;
 }
+
+/**
+ * Why the board webhook's `ignore` option left an event out: `self` (its actor is the bot of
+ * `ignore.self`), `bot` (another bot, `ignore.bots`) or `rule` (an automation rule, `ignore.rules`).
+ */
+export type IgnoreReason = 'self' | 'bot' | 'rule';
 
 /** Inbox mode: at receive time `enqueued` or `duplicate`; for each processing attempt `processed`, `retried` or `dead`. */
 export type QueueOutcome = 'enqueued' | 'duplicate' | 'processed' | 'retried' | 'dead';

@@ -5,7 +5,7 @@ import type { WebhookLogger } from '../internal/logger';
 import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import { RequestScope } from '../internal/request-scope';
 import { safeError } from '../internal/safe-error';
-import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, QueueOutcome } from '../internal/delivery-record';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, IgnoreReason, QueueOutcome } from '../internal/delivery-record';
 import { isCountedRefusal, RefusalLog } from './refusal-log';
 import type { DeliveryTrace } from './telemetry';
 
@@ -42,6 +42,8 @@ export type Answered = {
   readonly trace: DeliveryTrace | undefined;
 } & (
   | { readonly state: 'handled' | 'duplicate' | 'enqueued' | 'parked' }
+  /** Board, with the `ignore` option: answered 200 without running handlers, and why. */
+  | { readonly state: 'ignored'; readonly ignored: IgnoreReason }
   | {
       readonly state: 'rejected';
       readonly error: SvcWebhookError;
@@ -88,6 +90,7 @@ export class DeliveryReport {
   /** The receiver's report of one answered request. */
   answered(a: Answered): void {
     const { delivery } = a;
+    if (a.state === 'ignored') return this.ignored(a, delivery!);
     const queue = a.inbox ? queueOutcome(a.state) : undefined;
     if (a.state !== 'rejected') {
       // Its own literal, without undefined members: the cheapest object for pino to write.
@@ -119,6 +122,14 @@ export class DeliveryReport {
       const ctx = new ErrorScope(a.request, this.parts.webhook, delivery, this.parts.logger);
       this.notify(this.parts.errorHandlers, 'an onError handler failed', (handler) => handler(error, ctx));
     }
+  }
+
+  /** An ignored event: a line at debug, the span and metric (outcome `ignored`), and the record. */
+  private ignored(a: Answered & { readonly state: 'ignored' }, delivery: Delivery): void {
+    const line = { deliveryId: delivery.id, kind: delivery.kind, outcome: a.state, ignored: a.ignored, status: 200, durationMs: a.durationMs };
+    this.parts.lineLogger.debug(line, 'delivery ignored');
+    a.trace?.end({ outcome: a.state, ignored: a.ignored, status: 200, deliveryId: delivery.id, kind: delivery.kind });
+    this.tell(() => ({ ...line, webhook: this.parts.webhook, receivedAt: a.receivedAt, verified: true, payload: delivery.payload }));
   }
 
   /** An inbox worker's report of one processing attempt: a line at the level its outcome deserves, and the record. */

@@ -28,12 +28,15 @@ import {
 } from './otel-api';
 import { ProcessTrace, type ProcessAttempt } from './process-trace';
 import type { TraceCarrier } from '../internal/trace-carrier';
+import type { IgnoreReason } from '../internal/delivery-record';
 
 export { SPAN_RECEIVE, SPAN_HANDLER, SPAN_PROCESS, METRIC_DURATION, METRIC_DELIVERIES, DURATION_BUCKETS } from './otel-api';
 export { ProcessTrace, type ProcessAttempt } from './process-trace';
 /** How a delivery ended, as the receiver's answer tells it. */
 export interface DeliveryEnd {
-  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'parked';
+  readonly outcome: 'handled' | 'duplicate' | 'rejected' | 'enqueued' | 'ignored' | 'parked';
+  /** Why an `ignored` delivery was left out (`svc.webhook.ignored`: `self`, `bot` or `rule`). */
+  readonly ignored?: IgnoreReason;
   readonly status: number;
   readonly code?: string;
   /** The library's own message of a refusal (never a handler's). */
@@ -163,6 +166,7 @@ export class DeliveryTrace {
       span.setAttribute('http.response.status_code', end.status);
       if (end.deliveryId !== undefined) span.setAttribute('messaging.message.id', end.deliveryId);
       if (end.kind !== undefined) span.setAttribute('svc.webhook.kind', end.kind);
+      if (end.ignored !== undefined) span.setAttribute('svc.webhook.ignored', end.ignored);
       if (end.code !== undefined) {
         span.setAttribute('svc.webhook.code', end.code);
         span.setAttribute('error.type', end.code);
@@ -175,6 +179,7 @@ export class DeliveryTrace {
     const labels: OtelApi.Attributes = { 'svc.webhook': this.webhook, 'svc.webhook.outcome': end.outcome, 'http.response.status_code': end.status };
     if (kind !== undefined) labels['svc.webhook.kind'] = kind;
     if (end.code !== undefined) labels['svc.webhook.code'] = end.code;
+    if (end.ignored !== undefined) labels['svc.webhook.ignored'] = end.ignored;
     instruments.duration.record((performance.now() - this.started) / 1000, labels);
     instruments.deliveries.add(1, labels);
   }

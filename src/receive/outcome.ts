@@ -1,4 +1,5 @@
 import type { SvcWebhookError } from '../errors';
+import type { IgnoreReason } from '../internal/delivery-record';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {
@@ -14,6 +15,11 @@ const DUPLICATE: Outcome = { status: 200, body: '{"ok":true,"duplicate":true}' }
 const PARKED: Outcome = { status: 200, body: '{"ok":true,"parked":true}' };
 const REPLAYED: Outcome = { status: 200, body: '{"ok":true,"replayed":true}' };
 const ACCEPTED: Readonly<Record<string, Outcome>> = { duplicate: DUPLICATE, parked: PARKED, replayed: REPLAYED };
+const IGNORED: Readonly<Record<IgnoreReason, Outcome>> = {
+  self: { status: 200, body: '{"ok":true,"ignored":"self"}' },
+  bot: { status: 200, body: '{"ok":true,"ignored":"bot"}' },
+  rule: { status: 200, body: '{"ok":true,"ignored":"rule"}' },
+};
 /** Answered when the pipeline itself failed in a way it could not describe (a logger that throws). */
 export const INTERNAL: Outcome = { status: 500, body: '{"ok":false,"code":"internal_error","message":"internal error"}' };
 
@@ -33,6 +39,11 @@ export function answerOf(result: Accepted | SvcWebhookError, closeConnection = f
   if (result.retryAfter !== undefined) outcome.retryAfter = result.retryAfter;
   if (closeConnection) outcome.closeConnection = true;
   return outcome;
+}
+
+/** The answer to an authentic event the board webhook's `ignore` option left out: 200, and why. */
+export function ignoredAnswer(reason: IgnoreReason): Outcome {
+  return IGNORED[reason];
 }
 
 /** The headers of an answer: its media type, and Retry-After (and Allow) when it has one. */

@@ -17,10 +17,10 @@ import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import { dispatch, type RunResult } from '../route/dispatch';
 import { schemaRefusal, validatorFor } from '../validate/validate-payload';
-import { answerOf, INTERNAL, type Accepted, type Outcome } from './outcome';
+import { answerOf, ignoredAnswer, INTERNAL, type Accepted, type Outcome } from './outcome';
 import { InFlight, type Arrival, type Claimed } from './arrival';
 import { handlerFailure } from './handler-failure';
-import { retryAfter, type Settings } from './settings';
+import { retryAfter, type IgnoreReason, type Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';
 import { noteFailure, PARKED_REQUEST, parkedToReplay, parkFailing, parkSchemaViolation, replayParked, REPLAY_HEADER, requestedReplay } from './park';
 
@@ -36,7 +36,9 @@ export interface ReceiverParts<S, D extends Delivery> {
 }
 
 type Result =
-  | { readonly state: Accepted; readonly delivery: Delivery }
+  | { readonly state: Exclude<Accepted, 'replayed'>; readonly delivery: Delivery }
+  | { readonly state: 'replayed'; readonly delivery: Delivery }
+  | { readonly state: 'ignored'; readonly delivery: Delivery; readonly ignored: IgnoreReason }
   | Readonly<{ state: 'rejected'; error: SvcWebhookError; delivery?: Delivery; received?: Received; verifierSecrets: readonly string[] }>;
 
 /**
@@ -123,6 +125,8 @@ export class Receiver<S, D extends Delivery> {
       // Under 'park' such a delivery is parked below; one that names no delivery is still refused.
       if (invalid !== undefined && (settings.schemaPolicy !== 'park' || delivery === undefined)) throw invalid;
       delivery ??= protocol.check(payload, facts);
+      const ignored = invalid === undefined ? settings.ignore?.(delivery) : undefined;
+      if (ignored !== undefined) return { state: 'ignored', delivery, ignored };
       verifierSecrets = protocol.verifier.secretsOf(verified.by);
       if (headerText(arrival.facts, REPLAY_HEADER) !== undefined) {
         const replaying = { arrival, delivery, body, verifierSecrets, protocol, settings };
@@ -173,18 +177,11 @@ export class Receiver<S, D extends Delivery> {
     const durationMs = Math.round((performance.now() - arrival.started) * 1000) / 1000;
     const common = { delivery: result.delivery, durationMs, receivedAt: arrival.receivedAt, inbox: this.parts.handoff !== undefined, trace: arrival.trace };
     if (result.state !== 'rejected') {
-      this.parts.report.answered({ ...common, state: result.state === 'replayed' ? 'handled' : result.state });
-      return answerOf(result.state);
+      this.parts.report.answered(result.state === 'replayed' ? { ...common, state: 'handled' } : { ...common, ...result });
+      return result.state === 'ignored' ? ignoredAnswer(result.ignored) : answerOf(result.state);
     }
     const request = { facts: arrival.facts, source: arrival.req, access: arrival.access as RequestAccess<never> };
-    this.parts.report.answered({
-      ...common,
-      state: 'rejected',
-      error: result.error,
-      received: result.received,
-      verifierSecrets: result.verifierSecrets,
-      request,
-    });
+    this.parts.report.answered({ ...common, ...result, request });
     // Refused before the body was read (a forged or oversized request): do not spend reading it.
     return answerOf(result.error, !arrival.access.complete(arrival.req));
   }

@@ -1,9 +1,13 @@
 import type { WebhookLogger } from '../internal/logger';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { InboxSettings } from '../inbox/inbox-options';
+import type { Delivery } from '../internal/delivery';
+import type { IgnoreReason } from '../internal/delivery-record';
 import type { PathPattern } from '../internal/path-pattern';
 import type { SchemaPolicy } from '../validate/validate-payload';
 import type { SecretSource } from '../verify/secret-source';
+
+export type { IgnoreReason } from '../internal/delivery-record';
 
 /** A webhook's options as the pipeline uses them: checked and normalised once, at setup. */
 export interface Settings {
@@ -33,6 +37,11 @@ export interface Settings {
   readonly parkAfterMs: number | false;
   readonly toleranceSeconds: number;
   readonly inbox?: InboxSettings;
+  /**
+   * Board, with the `ignore` option: why an authentic, checked delivery is answered without running
+   * handlers (before its claim), or undefined to handle it. Absent when nothing is ignored.
+   */
+  readonly ignore?: (delivery: Delivery) => IgnoreReason | undefined;
 }
 
 /** Seconds after which svc may retry a delivery that is busy or outlived its deadline. */

@@ -3,6 +3,7 @@ import type { BotWebhookUpdate } from '../generated/bot-types';
 import type { BoardDelivery, BotDelivery, Delivery } from '../internal/delivery';
 import { isObject } from '../internal/value-checks';
 import { DeliveryScope, type ScopeInit } from './delivery-scope';
+import { originOf, type Origin } from './origin';
 import type { Awaitable, BoardContext, BoardHandler, BotContext, BotHandler, CommandData } from './handler-types';
 
 /**
@@ -80,6 +81,7 @@ class BoardDeliveryContext extends DeliveryScope implements BoardContext {
   readonly timestamp: number;
   readonly sequence: number;
   readonly boardId: string;
+  readonly origin: Origin;
 
   constructor(delivery: BoardDelivery, init: ScopeInit) {
     super(init);
@@ -88,6 +90,7 @@ class BoardDeliveryContext extends DeliveryScope implements BoardContext {
     this.timestamp = delivery.timestamp;
     this.sequence = delivery.sequence;
     this.boardId = delivery.boardId;
+    this.origin = originOf(delivery.event);
   }
 }
 

@@ -4,6 +4,7 @@ import type { SqlClient } from '../internal/sql-client';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
 import type { SequenceGap } from '../internal/delivery';
+import type { Origin } from './origin';
 
 export type { Awaitable } from '../internal/awaitable';
 import type { Awaitable } from '../internal/awaitable';
@@ -65,6 +66,13 @@ export interface BoardContext<E = BoardWebhookEvent> extends DeliveryContext {
    */
   readonly boardId: string;
   /**
+   * Who made the change, from the event's `actor` and `rule`: `'person'`, `'bot'` (`actor.is_bot`
+   * true), `'rule'` (an automation rule: `rule` set, `actor` null) or `'server'` (`actor` and `rule`
+   * null: auto-archive, Git events, `ping`). Board webhook only; the bot webhook's context has none.
+   * The `ignore` option answers some of these without running handlers at all.
+   */
+  readonly origin: Origin;
+  /**
    * Inbox with board order only: the sequence numbers before this event that never arrived within
    * `gapWaitMs` (both ends included). Reconcile, for example by re-reading the board.
    */
@@ -94,4 +102,5 @@ export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E
 /** A bot handler: `(data, ctx) => void | Promise<void>`; a throw or rejection fails the delivery (retried). */
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
-export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener } from '../internal/delivery-record';
+export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener, IgnoreReason } from '../internal/delivery-record';
+export type { Origin, IgnoreOptions } from './origin';

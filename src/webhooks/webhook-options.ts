@@ -12,6 +12,7 @@ import {
   type OptionDeclaration,
   type OptionTable,
 } from '../internal/option-table';
+import { IGNORE_OPTIONS, ignoreSettings, type IgnoreOptions, type IgnoreSettings } from '../route/origin';
 import { schemaPolicies, type SchemaPolicy } from '../validate/validate-payload';
 import { SECRET_LOOKUP_OPTIONS, secretLookupSettings, type SecretLookupOptions, type SecretLookupSettings } from '../verify/secret-lookup-options';
 import type { BoardSecretClaim, BotSecretClaim, SecretResolver } from '../verify/secret-resolver';
@@ -78,6 +79,12 @@ export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
 export interface BoardWebhookOptions extends WebhookOptions<BoardSecretClaim> {
   /** Largest accepted distance between X-Svc-Timestamp and now, either way, in seconds. Default 300. */
   toleranceSeconds?: number;
+  /**
+   * Events to answer 200 `{"ok":true,"ignored":…}` without running handlers: this bot's own changes
+   * (`self`: its bot token or bot user id), every bot's (`bots`), automation rules' (`rules`). Stops
+   * a bot that writes to tasks from handling its own writes again. Not with `inbox.ordered`.
+   */
+  ignore?: IgnoreOptions;
 }
 
 /** The options of `svcBotWebhook`. */
@@ -258,7 +265,16 @@ function commonOptions(webhook: 'board' | 'bot') {
 }
 
 /** Every option of `svcBoardWebhook`. */
-export const BOARD_WEBHOOK_OPTIONS = { ...commonOptions('board'), toleranceSeconds: toleranceSecondsOption };
+export const BOARD_WEBHOOK_OPTIONS = {
+  ...commonOptions('board'),
+  toleranceSeconds: toleranceSecondsOption,
+  ignore: nested<IgnoreSettings>({
+    doc: 'Events answered 200 `{"ok":true,"ignored":…}` without running handlers: this bot\'s own changes, other bots\', automation rules\' (see `ignore`). Not with `inbox.ordered`.',
+    type: 'object',
+    table: IGNORE_OPTIONS,
+    read: (value) => ignoreSettings(value, 'svcBoardWebhook'),
+  }),
+};
 /** Every option of `svcBotWebhook`. */
 export const BOT_WEBHOOK_OPTIONS = commonOptions('bot');
 
@@ -270,6 +286,19 @@ export const RENAMED_OPTIONS: Readonly<Record<string, string>> = {
   abandonAfter: 'abandonAfterMs',
   tolerance: 'toleranceSeconds',
 };
+
+/**
+ * An ignored event never reaches the queue, so with board order the board's next event would wait
+ * `gapWaitMs` for its sequence and run with a false `ctx.gap`: the two options are refused together.
+ */
+export function checkIgnore(read: { ignore?: unknown; inbox: InboxSettings | undefined }): void {
+  const ordered = read.inbox?.ordered ?? false;
+  const inOrder = typeof ordered === 'boolean' ? ordered : ordered.size > 0;
+  if (read.ignore !== undefined && inOrder)
+    throw new TypeError(
+      'svc-webhooks: `ignore` cannot be combined with `inbox.ordered`: an ignored event never reaches the queue, so the next event of its board would wait `gapWaitMs` for it. Skip those events in the handler with `ctx.origin` instead',
+    );
+}
 
 /** A claim must outlive its handlers' deadline: `leaseMs` and `abandonAfterMs` more than `timeoutMs`. */
 export function checkDeadlines(read: { timeoutMs: number; leaseMs: number; abandonAfterMs: number }): void {

@@ -10,7 +10,8 @@ import { secretKeys } from '../verify/secret-keys';
 import type { SecretLookupSettings } from '../verify/secret-lookup-options';
 import { SecretLookup, type SecretResolver } from '../verify/secret-resolver';
 import type { SecretSource } from '../verify/secret-source';
-import { BOARD_WEBHOOK_OPTIONS, BOT_WEBHOOK_OPTIONS, RENAMED_OPTIONS, checkDeadlines } from './webhook-options';
+import { ignoreRule, type IgnoreSettings } from '../route/origin';
+import { BOARD_WEBHOOK_OPTIONS, BOT_WEBHOOK_OPTIONS, RENAMED_OPTIONS, checkDeadlines, checkIgnore } from './webhook-options';
 
 export type { Settings } from '../receive/settings';
 export type { WebhookOptions, BoardWebhookOptions, BotWebhookOptions } from './webhook-options';
@@ -29,6 +30,8 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
   const table = webhook === 'board' ? BOARD_WEBHOOK_OPTIONS : BOT_WEBHOOK_OPTIONS;
   const read = readOptions(table, options, { factory: FACTORY[webhook], renamed: RENAMED_OPTIONS });
   checkDeadlines(read);
+  const ignore = 'ignore' in read ? ignoreRule(read.ignore as IgnoreSettings | undefined) : undefined;
+  checkIgnore({ ignore, inbox: read.inbox });
   const fixedSecrets =
     typeof read.secret === 'string'
       ? [read.secret]
@@ -61,6 +64,7 @@ export function settings(input: unknown, webhook: 'board' | 'bot'): Settings {
     parkAfterMs: read.parkAfterMs,
     toleranceSeconds: 'toleranceSeconds' in read ? (read.toleranceSeconds as number) : 300,
     ...(read.inbox === undefined ? {} : { inbox: read.inbox }),
+    ...(ignore === undefined ? {} : { ignore }),
   };
 }
 

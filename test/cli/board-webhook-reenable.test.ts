@@ -1,6 +1,7 @@
 import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
 import { silentLogger } from '../../src/testing';
 import express from 'express';
+import { PassThrough } from 'node:stream';
 import { emulatedSvc, HOOKS_ORIGIN, type EmulatedSvc } from '../support/emulated-svc';
 import { listen } from './listen';
 import { expectOneLine, runCli, spawnCli } from './run-cli';
@@ -173,6 +174,113 @@ describe("svc-webhooks board-webhook reenable <id>: the watcher's re-enable, onc
       const result = await runCli(['board-webhook', 'reenable', board, '--json'], { env });
       expect(result.code).toBe(1);
       expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'url_unconfirmed', webhook: { state: 'disabled', url: `${URL}?…` } });
+    });
+  });
+  describe('without --url, on a terminal: the user confirms the URL svc holds by typing its host', () => {
+    /** A terminal's stdin with `typed` on it, ended after it. */
+    const terminal = (typed: string, isTTY = true) => {
+      const stdin = Object.assign(new PassThrough(), { isTTY });
+      stdin.end(typed);
+      return stdin;
+    };
+    const PROMPT = `svc holds ${URL}?…: re-enabling sends your webhook secret there.\nType its host, hooks.example.com, if it is your receiver's (anything else stops): `;
+
+    it('shows the URL without its query, asks for the host; typed, it pings and PUTs the same URL with the secret', async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin: terminal('hooks.example.com\n') });
+      expect(result.stderr).toBe(PROMPT);
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n').slice(0, 2)).toEqual([
+        "pinged: svc's ping was answered 200",
+        're-enabled: PUT of the same URL with your secret (kept, not regenerated)',
+      ]);
+      expect(puts()).toEqual([{ url: svc.svc.webhook({ boardId: board })!.url, secret: SECRET }]);
+      expect(svc.svc.webhook({ boardId: board })).toMatchObject({ enabled: true });
+      expect(`${result.stdout}${result.stderr}`).not.toContain(`board=${board}`);
+    });
+
+    it('takes the host in any case, with spaces around it', async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin: terminal('  Hooks.Example.COM \n') });
+      expect(result.code).toBe(0);
+      expect(puts()).toHaveLength(1);
+    });
+
+    it.each<[string, string]>([
+      ['"yes"', 'yes\n'],
+      ['another host', 'evil.example.net\n'],
+      ['the whole URL', `${URL}\n`],
+      ['an empty line', '\n'],
+      ['nothing: the input ends', ''],
+    ])('anything else refuses: %s; exit 1, no ping, no PUT', async (_name, typed) => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin: terminal(typed) });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(`${PROMPT}svc-webhooks board-webhook: not re-enabled: the URL svc holds was not confirmed; nothing was sent\n`);
+      expect(result.stdout).toBe('');
+      expect(svc.requests().map((r) => r.method)).toEqual(['GET', 'GET']);
+      expect(svc.svc.webhook({ boardId: board })).toMatchObject({ enabled: false });
+    });
+
+    it("never shows the credentials or the query of svc's URL in the question", async () => {
+      await disable();
+      svc.svc.injectApiFault({
+        fields: { url: 'https://hook-user:hook-password-123@evil.example.net/in?token=query-token-456' },
+        method: 'GET',
+        on: { boardId: board },
+      });
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin: terminal('no\n') });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        'svc holds https://evil.example.net/in?…: re-enabling sends your webhook secret there.\nType its host, evil.example.net,',
+      );
+      for (const hidden of ['hook-user', 'hook-password-123', 'query-token-456', SECRET]) expect(`${result.stdout}${result.stderr}`).not.toContain(hidden);
+      expect(puts()).toEqual([]);
+    });
+
+    it('a URL svc changed after the question was asked is refused: nothing PUT where the user did not confirm', async () => {
+      await disable();
+      const stdin = Object.assign(new PassThrough(), { isTTY: true });
+      const running = runCli(['board-webhook', 'reenable', board], { env, stdin });
+      // Asked: both GETs (the state, then its URL for the question) were made.
+      while (svc.requests().filter((r) => r.method === 'GET').length < 2) await new Promise((r) => setTimeout(r, 10));
+      svc.svc.injectApiFault({ fields: { url: 'https://evil.example.net/webhooks/board' }, method: 'GET', on: { boardId: board } });
+      stdin.end('hooks.example.com\n');
+      const result = await running;
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain('not re-enabled: svc holds https://evil.example.net/webhooks/board, not https://hooks.example.com/webhooks/board');
+      expect(puts()).toEqual([]);
+    });
+
+    it('stdin not a terminal (a pipe, a script): refused as before, nothing asked, nothing read', async () => {
+      await disable();
+      const stdin = terminal('hooks.example.com\n', false);
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe(
+        `not re-enabled: svc holds ${URL}?…; the PUT would send your secret there: confirm it is your receiver's with --url <that URL>\n`,
+      );
+      expect(result.stderr).not.toContain('Type its host');
+      expect(stdin.read()?.toString()).toBe('hooks.example.com\n');
+      expect(puts()).toEqual([]);
+    });
+
+    it('with --url, never asks: another URL is refused as before', async () => {
+      await disable();
+      const result = await runCli(['board-webhook', 'reenable', board, '--url', 'https://evil.example.net/webhooks/board'], {
+        env,
+        stdin: terminal('hooks.example.com\n'),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).not.toContain('Type its host');
+      expect(puts()).toEqual([]);
+    });
+
+    it('not disabled: nothing to do, nothing asked', async () => {
+      const result = await runCli(['board-webhook', 'reenable', board], { env, stdin: terminal('hooks.example.com\n') });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(puts()).toEqual([]);
     });
   });
 });

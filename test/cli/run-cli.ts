@@ -22,6 +22,8 @@ export interface RunOptions {
   fetch?: typeof fetch;
   /** `status --watch` stops when this resolves. */
   interrupted?: () => Promise<void>;
+  /** The standard input (in-process runs only); absent, the CLI runs as with no terminal. */
+  stdin?: CliIo['stdin'];
 }
 
 /** Runs the CLI in this process, with captured output and waits that return at once. */
@@ -38,6 +40,7 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
     fetch: options.fetch ?? globalThis.fetch,
     sleep: async (ms) => void sleeps.push(ms),
     ...(options.interrupted === undefined ? {} : { interrupted: options.interrupted }),
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
   };
   const code = await main(args, io);
   return { code, stdout, stderr, sleeps };

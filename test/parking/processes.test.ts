@@ -71,7 +71,8 @@ async function startReceiver(kind: StoreKind, env: Record<string, string> = {}):
   return { child, base: `http://127.0.0.1:${port}`, ran };
 }
 
-const control = (r: Receiver, path: string) => fetch(`${r.base}${path}`, { method: 'POST' }).then(async (res) => ({ status: res.status, body: await res.json() }));
+const control = (r: Receiver, path: string) =>
+  fetch(`${r.base}${path}`, { method: 'POST' }).then(async (res) => ({ status: res.status, body: await res.json() }));
 
 /** One attempt, as svc sends it at `at`: the receiver's clock set to it, signed with its timestamp. */
 async function attemptAt(r: Receiver, event: object, at: number): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -124,7 +125,9 @@ describe.each(['memory', 'redis', 'postgres'] as const)('on the %s store', (kind
     const env = { ...cliStore(kind), SVC_BOARD_WEBHOOK_SECRET: SECRET };
     const listed = await spawnCli(['parked', 'list', '--json'], { env });
     expect(listed.code).toBe(0);
-    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ id: event.id, reason: 'failing', attempts: answers.length - 1, firstFailedAt: START })]);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ id: event.id, reason: 'failing', attempts: answers.length - 1, firstFailedAt: START }),
+    ]);
     const url = `${receiver.base}/webhooks/board`;
     const first = await spawnCli(['parked', 'replay', event.id, '--url', url], { env });
     expect([first.code, first.stdout]).toEqual([0, `replayed, handled: ${event.id}\n`]);
