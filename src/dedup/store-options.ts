@@ -2,6 +2,7 @@ import type { WebhookLogger } from '../internal/logger';
 import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/option-table';
 import { clusterSeeds } from '../internal/redis-client';
 import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+import { PARKING_OPTIONS } from './parking-lot';
 
 /** The longest time a timer waits (2^31 - 1 ms): longer, node's timers fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -96,6 +97,7 @@ export const REDIS_STORE_OPTIONS = {
   }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
+  ...PARKING_OPTIONS,
 };
 
 /** The declaration of every `redisRestStore()` option. */
