@@ -165,5 +165,6 @@ export const POSTGRES_STORE_OPTIONS = {
     max: MAX_TIMER_MS,
     integer: false,
   }),
+  ...PARKING_OPTIONS,
   logger: warnLogger,
 };
