@@ -178,7 +178,8 @@ export class PostgresStore implements DeliveryStore {
 
   /**
    * Deletes the rows whose lease or retention ended (and the parking lot's expired rows), in batches
-   * of 1000 that skip rows a delivery has locked. Runs every `pruneIntervalMs` by itself; resolves to the number of rows deleted.
+   * of 1000 that skip rows a delivery has locked. Runs every `pruneIntervalMs` by itself; resolves
+   * to the number of rows deleted.
    */
   prune(): Promise<number> {
     this.pruning ??= this.pruneBatches().finally(() => {
