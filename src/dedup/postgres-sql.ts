@@ -1,6 +1,7 @@
 import { nodeBuiltin } from '../internal/node-builtins';
 import { keySegment } from '../internal/redis-key';
 import { hasLoneSurrogate } from '../internal/unicode';
+import { parkingMigrationSql } from './postgres-parking-sql';
 import { sha256Hex } from './sha256';
 import { DEFAULT_TABLE } from './store-options';
 
@@ -24,7 +25,7 @@ export function quoteTable(table: string): string {
   return parts.map((p) => `"${p}"`).join('.');
 }
 
-/** The migration that creates the table and its index; safe to apply again. */
+/** The migration that creates the table and its index, and the parking lot's tables; safe to apply again. */
 export function postgresMigrationSql(table: string = DEFAULT_TABLE): string {
   const name = quoteTable(table);
   const indexName = `"${table.split('.').pop()!.slice(0, 50)}_expires_at_idx"`;
@@ -39,7 +40,7 @@ CREATE TABLE IF NOT EXISTS ${name} (
 );
 -- Pruning finds expired rows by it.
 CREATE INDEX IF NOT EXISTS ${indexName} ON ${name} (expires_at);
-`;
+${parkingMigrationSql(table)}`;
 }
 
 const MAX_KEY_LENGTH = 200;

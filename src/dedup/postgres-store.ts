@@ -5,6 +5,9 @@ import { safeError } from '../internal/safe-error';
 import { storeRefusal } from './store-refusal';
 import { readOptions } from '../internal/option-table';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
+import type { ParkingLot } from './parking-lot';
+import { PostgresParking } from './postgres-parking';
+import { parkingStatements } from './postgres-parking-sql';
 import { POSTGRES_STORE_OPTIONS } from './store-options';
 import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
 import type { SqlClient, SqlResult } from '../internal/sql-client';
@@ -27,6 +30,10 @@ export interface PostgresStoreOptions {
   commandTimeoutMs?: number;
   /** How often expired rows are deleted, in ms (in small batches that skip rows in use). Default 10 minutes. */
   pruneIntervalMs?: number;
+  /** How long a parked delivery is kept for a replay, in ms. Default 7 days. */
+  parkedRetentionMs?: number;
+  /** The most deliveries parked at once; past it a delivery is not parked (and an error is logged). Default 10,000. */
+  maxParked?: number;
   /** Where failed prunes are reported. */
   logger?: Pick<WebhookLogger, 'warn'>;
 }
@@ -54,10 +61,14 @@ export class PostgresStore implements DeliveryStore {
   readonly retentionMs: number;
   /** The quoted table name, as the statements use it. */
   readonly table: string;
+  /** Failures and parked deliveries, in the tables `<table>_failures` and `<table>_parked` (docs/deduplication.md). */
+  readonly parking: ParkingLot;
   private readonly pool: PostgresPool;
   private readonly ownsPool: boolean;
   private readonly timeoutMs: number;
   private readonly sql: Statements;
+  // The store's table first, then the lot's.
+  private readonly prunes: readonly string[];
   private readonly logger: Pick<WebhookLogger, 'warn'> | undefined;
   private readonly pruneTimer: NodeJS.Timeout;
   private pruning: Promise<number> | undefined;
@@ -74,6 +85,15 @@ export class PostgresStore implements DeliveryStore {
     this.retentionMs = read.retentionMs;
     this.table = quoteTable(read.table);
     this.sql = statements(read.table);
+    this.prunes = [this.sql.prune, ...parkingStatements(read.table).prune];
+    const { table, retentionMs, parkedRetentionMs, maxParked } = read;
+    this.parking = new PostgresParking({
+      statement: (what, text, values) => this.statement(what, text, values),
+      table,
+      retentionMs,
+      parkedRetentionMs,
+      maxParked,
+    });
     this.logger = read.logger;
     this.ownsPool = read.pool === undefined;
     this.pool = (read.pool as PostgresPool | undefined) ?? createPool(read.connectionString!, this.timeoutMs);
@@ -157,8 +177,9 @@ export class PostgresStore implements DeliveryStore {
   }
 
   /**
-   * Deletes the rows whose lease or retention ended, in batches of 1000 that skip rows a delivery
-   * has locked. Runs every `pruneIntervalMs` by itself; resolves to the number of rows deleted.
+   * Deletes the rows whose lease or retention ended (and the parking lot's expired rows), in batches
+   * of 1000 that skip rows a delivery has locked. Runs every `pruneIntervalMs` by itself; resolves
+   * to the number of rows deleted.
    */
   prune(): Promise<number> {
     this.pruning ??= this.pruneBatches().finally(() => {
@@ -175,13 +196,16 @@ export class PostgresStore implements DeliveryStore {
 
   private async pruneBatches(): Promise<number> {
     let total = 0;
-    for (;;) {
-      const { rowCount } = await this.statement('prune', this.sql.prune, [PRUNE_BATCH]);
-      total += rowCount ?? 0;
-      if ((rowCount ?? 0) < PRUNE_BATCH) return total;
-      // Let deliveries through between batches.
-      await new Promise((resolve) => setImmediate(resolve));
+    for (const prune of this.prunes) {
+      for (;;) {
+        const { rowCount } = await this.statement('prune', prune, [PRUNE_BATCH]);
+        total += rowCount ?? 0;
+        if ((rowCount ?? 0) < PRUNE_BATCH) break;
+        // Let deliveries through between batches.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
+    return total;
   }
 
   private async pruneQuietly(): Promise<void> {

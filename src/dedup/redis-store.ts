@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readOptions } from '../internal/option-table';
 import { createRedisClient } from '../internal/redis-client';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
+import type { ParkingLot } from './parking-lot';
+import { RedisParking } from './redis-parking';
 import { CLAIM_PREFIX, COMMIT_SCRIPT, DONE_VALUE, EXTEND_SCRIPT, RELEASE_SCRIPT, redisStoreKey } from './redis-scripts';
 import { REDIS_STORE_OPTIONS } from './store-options';
 
@@ -37,6 +39,10 @@ export interface RedisStoreOptions {
   retentionMs?: number;
   /** Longest wait for one Redis command, in ms; past it the delivery fails closed (503). Default 1000. */
   commandTimeoutMs?: number;
+  /** How long a parked delivery is kept for a replay, in ms. Default 7 days. */
+  parkedRetentionMs?: number;
+  /** The most deliveries parked at once; past it a delivery is not parked (and an error is logged). Default 10,000. */
+  maxParked?: number;
 }
 
 // ioredis states on the way to 'ready'. ('wait', a lazy client, connects on its first command.)
@@ -54,6 +60,8 @@ export class RedisStore implements DeliveryStore {
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   readonly retentionMs: number;
+  /** Failures and parked deliveries, under the prefix (docs/deduplication.md). */
+  readonly parking: ParkingLot;
   private readonly timeoutMs: number;
   private nextReady: Promise<void> | undefined;
 
@@ -67,6 +75,8 @@ export class RedisStore implements DeliveryStore {
     this.ownsClient = read.client === undefined;
     this.client =
       (read.client as RedisCommander | undefined) ?? connect(read.url === undefined ? { cluster: read.cluster! } : { url: read.url }, this.timeoutMs);
+    const { prefix, retentionMs, parkedRetentionMs, maxParked } = read;
+    this.parking = new RedisParking({ command: (...args) => this.command(...args), prefix, retentionMs, parkedRetentionMs, maxParked });
   }
 
   async claim(id: string, leaseMs: number): Promise<ClaimResult> {

@@ -98,6 +98,7 @@ export const REDIS_STORE_OPTIONS = {
   }),
   retentionMs,
   commandTimeoutMs: commandTimeoutMs('one Redis command'),
+  ...PARKING_OPTIONS,
 };
 
 /** The declaration of every `redisRestStore()` option. */
@@ -165,5 +166,6 @@ export const POSTGRES_STORE_OPTIONS = {
     max: MAX_TIMER_MS,
     integer: false,
   }),
+  ...PARKING_OPTIONS,
   logger: warnLogger,
 };

@@ -1,3 +1,4 @@
+import { parkingTables } from '../../dedup/postgres-parking-sql';
 import { DEFAULT_TABLE, postgresMigrationSql, quoteTable } from '../../dedup/postgres-sql';
 import { CliError, usageError } from '../cli-error';
 import type { CliIo } from '../cli-io';
@@ -7,10 +8,11 @@ import { oneOf, parseOptions } from '../parse-options';
 const help = `Usage: svc-webhooks postgres migrate [--table <name>] [--url <url>]
        svc-webhooks postgres sql [--table <name>]
 
-Set up the table of the PostgreSQL de-dup store (postgresStore). The store never creates
+Set up the tables of the PostgreSQL de-dup store (postgresStore): the table, and beside it
+<table>_failures and <table>_parked for its parked deliveries. The store never creates
 it by itself: apply this once per database, before the receivers use it (again is harmless).
 
-  migrate   create the table and its index in the database, if they are missing
+  migrate   create the tables and their indexes in the database, if they are missing
   sql       print the migration's SQL, for your own migration tool (nothing is sent)
 
 Options:
@@ -76,11 +78,16 @@ async function migrate(io: CliIo, url: string, table: string): Promise<number> {
     await client.connect();
     await client.query('BEGIN');
     await client.query(`SELECT pg_advisory_xact_lock(${LOCK_KEY})`);
-    const before = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [quoteTable(table)]);
+    const lot = parkingTables(table);
+    const found = async (name: string) =>
+      (await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [quoteTable(name)])).rows[0]?.found != null;
+    const existed = await found(table);
+    const lotExisted = (await found(lot.failures)) && (await found(lot.parked));
     await client.query(postgresMigrationSql(table));
     await client.query('COMMIT');
-    const existed = before.rows[0]?.found !== null && before.rows[0]?.found !== undefined;
-    io.stdout.write(existed ? `table ${table} is already there in ${where}; nothing to change\n` : `created table ${table} in ${where}\n`);
+    if (!existed) io.stdout.write(`created table ${table} in ${where}\n`);
+    else if (!lotExisted) io.stdout.write(`created the parking tables ${lot.failures} and ${lot.parked} beside table ${table} in ${where}\n`);
+    else io.stdout.write(`table ${table} is already there in ${where}; nothing to change\n`);
     return 0;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

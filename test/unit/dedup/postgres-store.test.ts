@@ -1,7 +1,9 @@
 import { DEFAULT_RETENTION_MS } from '../../../src/dedup/delivery-store';
 import { StoreTimeoutError } from '../../../src/dedup/postgres-failure';
+import { parkingStatements } from '../../../src/dedup/postgres-parking-sql';
 import { rowKey, statements, type Statements } from '../../../src/dedup/postgres-sql';
 import { postgresStore, PostgresStore } from '../../../src/dedup/postgres-store';
+import type { SqlResult } from '../../../src/internal/sql-client';
 import { after, fakePool, never, result, storeOpener } from '../../support/fake-pg';
 
 /**
@@ -12,8 +14,11 @@ import { after, fakePool, never, result, storeOpener } from '../../support/fake-
  */
 // Made in a hook, not at load: a mutant that breaks statements() then fails tests instead of the file.
 let sql: Statements;
+// A prune run's statements: the store's table, then the parking lot's two.
+let prunes: string[];
 beforeAll(() => {
   sql = statements('svc_webhook_deliveries');
+  prunes = [sql.prune, ...parkingStatements('svc_webhook_deliveries').prune];
 });
 
 const open = storeOpener();
@@ -91,7 +96,7 @@ describe('postgres store statements', () => {
     await store.release('d', 't');
     await store.extend('d', 't', 10);
     await store.prune();
-    expect(texts()).toEqual([mine.claim, mine.commit, mine.release, mine.extend, mine.prune]);
+    expect(texts()).toEqual([mine.claim, mine.commit, mine.release, mine.extend, mine.prune, ...parkingStatements('hooks.Deliveries').prune]);
     expect(store.doneMark('d', 't').text).toBe(mine.mark);
   });
 
@@ -332,38 +337,49 @@ describe('postgres store timeouts', () => {
 });
 
 describe('postgres store pruning', () => {
+  // Answers the store's own prune as scripted, and the parking lot's with no rows deleted.
+  const ownOnly = (answer: () => SqlResult | Promise<SqlResult>) => (query: { text: string }) => (query.text === sql.prune ? answer() : result([], 0));
+  const own = (sent: ReadonlyArray<{ text: string }>) => sent.filter((q) => q.text === sql.prune);
+
   it('deletes expired rows in one batch of at most 1000, resolving to the number deleted', async () => {
-    const { store, sent } = open({ answer: () => result([], 7) });
+    const { store, sent } = open({ answer: ownOnly(() => result([], 7)) });
     expect(await store.prune()).toBe(7);
-    expect(sent).toEqual([{ text: sql.prune, values: [1000], client: 0 }]);
+    expect(sent).toEqual(prunes.map((text, client) => ({ text, values: [1000], client })));
+  });
+
+  it("adds the parking lot's expired rows to the count", async () => {
+    const counts = [3, 1000, 2, 5];
+    const { store, sent } = open({ answer: () => result([], counts.shift()!) });
+    expect(await store.prune()).toBe(1010);
+    expect(sent.map((q) => q.text)).toEqual([prunes[0], prunes[1], prunes[1], prunes[2]]);
   });
 
   it('goes on with another batch while a batch was full, and adds them up', async () => {
     const counts = [1000, 1000, 999];
-    const { store, sent } = open({ answer: () => result([], counts.shift()!) });
+    const { store, sent } = open({ answer: ownOnly(() => result([], counts.shift()!)) });
     expect(await store.prune()).toBe(2999);
-    expect(sent).toHaveLength(3);
+    expect(own(sent)).toHaveLength(3);
   });
 
   it('reads a batch without a row count as none deleted, and stops', async () => {
     const counts = [1000, null];
-    const { store, sent } = open({ answer: () => result([], counts.shift()!) });
+    const { store, sent } = open({ answer: ownOnly(() => result([], counts.shift()!)) });
     expect(await store.prune()).toBe(1000);
-    expect(sent).toHaveLength(2);
+    expect(own(sent)).toHaveLength(2);
   });
 
   it('shares one run between calls made while it runs, and runs anew after it ended', async () => {
-    const { store, sent } = open({ answer: () => result([], 3) });
+    const { store, sent } = open({ answer: ownOnly(() => result([], 3)) });
     const [a, b] = [store.prune(), store.prune()];
     expect(b).toBe(a);
     expect(await a).toBe(3);
     expect(await store.prune()).toBe(3);
-    expect(sent).toHaveLength(2);
+    expect(own(sent)).toHaveLength(2);
   });
 
   it('ends a failed run too, so that the next call tries again', async () => {
     let fail = true;
-    const { store } = open({ answer: () => (fail ? Promise.reject(new Error('down')) : result([], 2)) });
+    const { store } = open({ answer: ownOnly(() => (fail ? Promise.reject(new Error('down')) : result([], 2))) });
     await expect(store.prune()).rejects.toThrow('down');
     fail = false;
     expect(await store.prune()).toBe(2);
@@ -375,12 +391,12 @@ describe('postgres store pruning', () => {
 
     it('lets other work run between batches', async () => {
       const counts = [1000, 0];
-      const { store, sent } = open({ answer: () => result([], counts.shift()!) });
+      const { store, sent } = open({ answer: ownOnly(() => result([], counts.shift()!)) });
       const run = store.prune();
       for (let i = 0; i < 10; i++) await Promise.resolve();
       expect(sent).toHaveLength(1);
       await jest.advanceTimersByTimeAsync(0);
-      expect(sent).toHaveLength(2);
+      expect(own(sent)).toHaveLength(2);
       expect(await run).toBe(1000);
     });
 
@@ -389,18 +405,18 @@ describe('postgres store pruning', () => {
       await jest.advanceTimersByTimeAsync(10 * 60_000 - 1);
       expect(texts()).toEqual([]);
       await jest.advanceTimersByTimeAsync(1);
-      expect(texts()).toEqual([sql.prune]);
+      expect(texts()).toEqual(prunes);
       await jest.advanceTimersByTimeAsync(10 * 60_000);
-      expect(texts()).toEqual([sql.prune, sql.prune]);
+      expect(texts()).toEqual([...prunes, ...prunes]);
     });
 
     it('prunes every pruneIntervalMs, and stops on close()', async () => {
       const { store, texts } = open({ answer: () => result([], 0) }, { pruneIntervalMs: 50 });
       await jest.advanceTimersByTimeAsync(100);
-      expect(texts()).toEqual([sql.prune, sql.prune]);
+      expect(texts()).toEqual([...prunes, ...prunes]);
       await store.close();
       await jest.advanceTimersByTimeAsync(500);
-      expect(texts()).toHaveLength(2);
+      expect(texts()).toHaveLength(6);
     });
 
     it('does not keep the process alive for its pruning', () => {
