@@ -121,7 +121,8 @@ describe.each(['memory', 'redis', 'postgres'] as const)('on the %s store', (kind
     await killed(receiver.child);
     receiver = await startReceiver(kind);
     await control(receiver, '/fix');
-    await control(receiver, `/clock?ms=${START + 30 * HOUR}`);
+    // The CLI signs its replay with the time of sending: the receiver's clock back to the real one.
+    await control(receiver, `/clock?ms=${Date.now()}`);
     const env = { ...cliStore(kind), SVC_BOARD_WEBHOOK_SECRET: SECRET };
     const listed = await spawnCli(['parked', 'list', '--json'], { env });
     expect(listed.code).toBe(0);
