@@ -15,6 +15,16 @@ export interface PostgresParkingSettings {
   readonly retentionMs: number;
   readonly parkedRetentionMs: number;
   readonly maxParked: number;
+  /** Told once when the lot's tables do not exist (a database migrated by an earlier version). */
+  readonly onMissingTables?: () => void;
+}
+
+const UNDEFINED_TABLE = '42P01';
+
+function isMissingTable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; cause?: unknown } | null | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++)
+    if (e.code === UNDEFINED_TABLE) return true;
+  return false;
 }
 
 interface FailureRow {
@@ -49,6 +59,8 @@ export class PostgresParking implements ParkingLot {
   private readonly retentionMs: number;
   private readonly parkedRetentionMs: number;
   private readonly maxParked: number;
+  private readonly onMissingTables: (() => void) | undefined;
+  private missingTold = false;
 
   constructor(settings: PostgresParkingSettings) {
     this.statement = settings.statement;
@@ -56,16 +68,31 @@ export class PostgresParking implements ParkingLot {
     this.retentionMs = settings.retentionMs;
     this.parkedRetentionMs = settings.parkedRetentionMs;
     this.maxParked = settings.maxParked;
+    this.onMissingTables = settings.onMissingTables;
   }
 
   async noteFailure(id: string, at: number, error: string): Promise<void> {
-    await this.statement('note failure', this.sql.noteFailure, [rowKey(id), at, JSON.stringify(error), this.retentionMs]);
+    await this.statement('note failure', this.sql.noteFailure, [rowKey(id), at, JSON.stringify(error), this.retentionMs]).catch((err: unknown) =>
+      this.unlessMissing(err),
+    );
   }
 
   async failure(id: string): Promise<Failure | undefined> {
-    const { rows } = await this.statement('failure', this.sql.failure, [rowKey(id)]);
-    const row = rows[0] as FailureRow | undefined;
+    const found = await this.statement('failure', this.sql.failure, [rowKey(id)]).catch((err: unknown) => this.unlessMissing(err));
+    const row = found?.rows[0] as FailureRow | undefined;
     return row === undefined ? undefined : { firstAt: row.first_failed_at, attempts: row.attempts, lastError: JSON.parse(row.last_error) as string };
+  }
+
+  /**
+   * A database migrated by an earlier version has no parking tables: every delivery would fail on
+   * the failure lookup. Such a lot notes and finds no failure (told once) rather than refuse every
+   * delivery: the handlers run and svc retries as before the upgrade. Any other error is thrown.
+   */
+  private unlessMissing(err: unknown): undefined {
+    if (!isMissingTable(err)) throw err;
+    if (!this.missingTold) this.onMissingTables?.();
+    this.missingTold = true;
+    return undefined;
   }
 
   async park(parked: ParkedDelivery): Promise<boolean> {

@@ -93,6 +93,11 @@ export class PostgresStore implements DeliveryStore {
       retentionMs,
       parkedRetentionMs,
       maxParked,
+      onMissingTables: () =>
+        read.logger?.warn(
+          { table },
+          'the parking tables of the PostgreSQL store do not exist: nothing is parked until the migration is applied again (npx svc-webhooks postgres migrate)',
+        ),
     });
     this.logger = read.logger;
     this.ownsPool = read.pool === undefined;

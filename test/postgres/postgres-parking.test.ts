@@ -83,6 +83,20 @@ describe("the postgres store's parking tables", () => {
     expect(await s.parking.get(parked.id)).toEqual(parked);
   });
 
+  it('keeps receiving on a table of an earlier version not migrated again: nothing is parked, one warning', async () => {
+    await server.query('CREATE TABLE unmigrated (id text PRIMARY KEY, token text, expires_at timestamptz NOT NULL)');
+    const warnings: unknown[][] = [];
+    const s = postgresStore({ connectionString: server.url, table: 'unmigrated', logger: { warn: (...args: unknown[]) => void warnings.push(args) } });
+    stores.push(s);
+    expect(await s.parking.failure('a')).toBeUndefined();
+    await s.parking.noteFailure('a', 1, 'boom');
+    expect(await s.parking.failure('a')).toBeUndefined();
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify(warnings[0])).toContain('postgres migrate');
+    // Only a missing table is forgiven: parking itself still says what is wrong.
+    await expect(s.parking.park(parkedDelivery())).rejects.toThrow(/does not exist/);
+  });
+
   it('applies the migration again without harm, keeping what is parked', async () => {
     const s = await store({ table: 'again' });
     const parked = parkedDelivery();
