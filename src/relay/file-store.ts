@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { decodeRecord, encodeRecord, type IncomingDelivery, type StoredDelivery } from './relay-record';
 import { sameDeliveryId, sequenceRef, type RelayStore, type Retention } from './relay-store';
@@ -8,7 +8,9 @@ import { sameDeliveryId, sequenceRef, type RelayStore, type Retention } from './
  * directory and fsync'd before `append` resolves, so a delivery svc was told is stored survives a
  * crash (SIGKILL, power loss). The retained deliveries are also held in memory, bounded by the
  * retention's count. Pruning rewrites the file (a new file, fsync'd, renamed over the old one),
- * starting with a line that keeps the next sequence number, so numbers never go back.
+ * starting with a line that keeps the next sequence number, so numbers never go back. A data file
+ * removed or replaced while the relay runs is written anew from memory before the next append (an
+ * append to the removed file would be lost at the next start); when that fails, the append fails.
  */
 
 export const DATA_FILE = 'deliveries.jsonl';
@@ -123,6 +125,7 @@ export class FileStore implements RelayStore {
 
   append(delivery: IncomingDelivery): Promise<StoredDelivery> {
     return this.serial(async () => {
+      if (!(await this.stillTheFile())) await this.rewrite();
       const record: StoredDelivery = { seq: this.next, ...delivery };
       await this.handle.appendFile(`${encodeRecord(record)}\n`);
       await this.handle.datasync();
@@ -172,7 +175,17 @@ export class FileStore implements RelayStore {
     return this.serial(() => this.handle.close());
   }
 
-  /** Writes the kept records to a new file, fsync'd, renamed over the data file. */
+  /** Whether the data file's path still names the file this store appends to. */
+  private async stillTheFile(): Promise<boolean> {
+    const [named, held] = await Promise.all([stat(this.file).catch(() => undefined), this.handle.stat()]);
+    return named !== undefined && named.isFile() && named.ino === held.ino && named.dev === held.dev;
+  }
+
+  /**
+   * Writes the kept records to a new file, fsync'd, renamed over the data file. When that fails
+   * (the path is a directory, the data directory is gone), the store keeps appending nowhere new:
+   * the caller's promise rejects and the relay answers 503.
+   */
   private async rewrite(): Promise<void> {
     const temp = `${this.file}.tmp`;
     const out = await open(temp, 'w');
@@ -182,9 +195,15 @@ export class FileStore implements RelayStore {
     } finally {
       await out.close();
     }
-    await this.handle.close();
-    await rename(temp, this.file);
+    try {
+      await rename(temp, this.file);
+    } catch (err) {
+      await unlink(temp).catch(() => undefined);
+      throw err;
+    }
+    const previous = this.handle;
     this.handle = await open(this.file, 'a+');
+    await previous.close();
     await syncDir(dirname(this.file));
   }
 

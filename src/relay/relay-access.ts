@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tokenOwner, type TokenBackend } from './relay-tokens';
+import { tokenOwner, type TokenBackend, type TokenOwner } from './relay-tokens';
 
 /**
  * The listeners' side of the relay: who a request is (its bearer token), and the JSON answers of
@@ -18,15 +18,15 @@ export function refuse(res: ServerResponse, status: number, code: string, messag
   sendJson(res, status, { ok: false, code, message });
 }
 
-/** The listener name of the request's token, or undefined after answering 401 (or 503 when the tokens cannot be read). */
-export async function authenticate(req: IncomingMessage, res: ServerResponse, tokens: TokenBackend): Promise<string | undefined> {
+/** Who the request's token belongs to, or undefined after answering 401 (or 503 when the tokens cannot be read). */
+export async function authenticate(req: IncomingMessage, res: ServerResponse, tokens: TokenBackend): Promise<TokenOwner | undefined> {
   const header = req.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(header) : null;
   if (match === null) {
     refuse(res, 401, 'token_missing', 'send the access token as Authorization: Bearer <token> (svc-webhooks relay token create <name> makes one)');
     return undefined;
   }
-  let owner: string | undefined;
+  let owner: TokenOwner | undefined;
   try {
     owner = tokenOwner(await tokens.read(), match[1]!);
   } catch {

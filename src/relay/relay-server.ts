@@ -89,34 +89,35 @@ export async function startRelay(config: RelayConfig): Promise<RunningRelay> {
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const name = await authenticate(req, res, tokens);
-    if (name === undefined) return;
-    if (hub.count(name) >= config.limits.maxPerListener)
-      return refuse(res, 429, 'too_many_streams', `listener ${name} has ${config.limits.maxPerListener} streams open already`);
+    const owner = await authenticate(req, res, tokens);
+    if (owner === undefined) return;
     const last = await store.lastSeq();
     const oldest = (await store.after(0, 1))[0]?.seq ?? last + 1;
     const given = req.headers['last-event-id'];
     const from = typeof given === 'string' && /^\d{1,15}$/.test(given) ? Number(given) : url.searchParams.get('from') === 'start' ? 0 : last;
     // A cursor past the relay's newest (a relay whose data was lost) starts from the newest.
     const cursor = Math.min(from, last);
-    hub.open(req, res, { name, cursor, last, missed: cursor < oldest - 1 && cursor > 0 });
+    // Counted right before the stream opens, with no wait between: streams opened at once cannot both pass.
+    if (hub.count(owner.name) >= config.limits.maxPerListener)
+      return refuse(res, 429, 'too_many_streams', `listener ${owner.name} has ${config.limits.maxPerListener} streams open already`);
+    hub.open(req, res, { owner, cursor, last, missed: cursor < oldest - 1 && cursor > 0 });
   }
 
   async function report(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const name = await authenticate(req, res, tokens);
-    if (name === undefined) return;
+    const owner = await authenticate(req, res, tokens);
+    if (owner === undefined) return;
     const body = (await readSmallJson(req, 1024)) as { seq?: unknown; status?: unknown } | undefined;
     const seq = body?.seq;
     const status = body?.status;
     if (typeof seq !== 'number' || typeof status !== 'number' || !Number.isInteger(status) || status < 0 || status > 599)
       return refuse(res, 400, 'invalid_report', 'a report is {"seq": <number>, "status": <0 to 599>}');
-    const taken = mirror?.answer(name, seq, { status }) ?? false;
+    const taken = mirror?.answer(owner.name, seq, { status }) ?? false;
     sendJson(res, 200, { ok: true, taken });
   }
 
   async function find(req: IncomingMessage, res: ServerResponse, ref: string): Promise<void> {
-    const name = await authenticate(req, res, tokens);
-    if (name === undefined) return;
+    const owner = await authenticate(req, res, tokens);
+    if (owner === undefined) return;
     const found = await store.find(ref).catch(() => null);
     if (found === null) return refuse(res, 503, 'store_unavailable', 'the relay could not read its store; retry later');
     if (found === undefined) return refuse(res, 404, 'not_found', 'no delivery with this id or sequence number is kept (or it is older than the retention)');
@@ -157,9 +158,10 @@ export async function startRelay(config: RelayConfig): Promise<RunningRelay> {
   async function housekeep(): Promise<void> {
     const dropped = await store.prune(Date.now()).catch(() => 0);
     if (dropped > 0) log(`dropped ${dropped} deliveries past the retention`);
-    // A revoked token's streams end: revocation needs no restart.
+    // A revoked token's streams end: revocation needs no restart. Checked by the token, not its
+    // name: a name revoked and created again does not keep the old token's streams.
     const entries = await tokens.read().catch(() => undefined);
-    if (entries !== undefined) for (const name of hub.names()) if (!Object.hasOwn(entries, name)) hub.closeListener(name, 'its token was revoked');
+    if (entries !== undefined) hub.closeRevoked(entries);
   }
   const { port } = server.address() as AddressInfo;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;

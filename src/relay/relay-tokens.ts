@@ -46,15 +46,29 @@ export async function revokeToken(backend: TokenBackend, name: string): Promise<
   return true;
 }
 
+/** Who presented a token: the listener name, and the token's hash (which token of that name it is). */
+export interface TokenOwner {
+  readonly name: string;
+  readonly hash: string;
+}
+
 /** The listener a token belongs to, or undefined. Every entry is compared, each in constant time. */
-export function tokenOwner(entries: Readonly<Record<string, TokenEntry>>, token: string): string | undefined {
+export function tokenOwner(entries: Readonly<Record<string, TokenEntry>>, token: string): TokenOwner | undefined {
   const presented = hashOf(token);
-  let owner: string | undefined;
+  let owner: TokenOwner | undefined;
   for (const [name, entry] of Object.entries(entries)) {
     const stored = Buffer.from(entry.hash, 'hex');
-    if (stored.length === presented.length && timingSafeEqual(stored, presented)) owner = name;
+    if (stored.length === presented.length && timingSafeEqual(stored, presented)) owner = { name, hash: entry.hash };
   }
   return owner;
+}
+
+/**
+ * Whether the token `owner` presented is still valid: its name still has a token and it is the same
+ * one. A name revoked and created again has a new token; streams opened with the old one are not its.
+ */
+export function stillValid(entries: Readonly<Record<string, TokenEntry>>, owner: TokenOwner): boolean {
+  return Object.hasOwn(entries, owner.name) && entries[owner.name]!.hash === owner.hash;
 }
 
 /** tokens.json in the data directory, mode 600, replaced whole on each change. */

@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredDelivery } from './relay-record';
 import type { RelayStore } from './relay-store';
+import { stillValid, type TokenEntry, type TokenOwner } from './relay-tokens';
 import { deliveryFrame, HEARTBEAT_FRAME, helloFrame } from './sse-frames';
 
 /**
  * The listeners' streams. Each connection pumps from the store on its own, from its own cursor, so
  * a slow listener holds back nobody: it is cut off when more than `maxBuffered` events wait unsent
  * in its connection or it has not drained within `drainTimeoutMs`, and resumes from its cursor when
- * it reconnects. Bounded: `maxPerListener` connections per token.
+ * it reconnects. Bounded: `maxPerListener` connections per token. Each connection remembers the
+ * token it was opened with, so that revoking it (or replacing the name's token) ends it.
  */
 
 export interface HubLimits {
@@ -27,13 +29,15 @@ class Connection {
   private pumping = false;
   private again = false;
   closed = false;
+  readonly name: string;
 
   constructor(
-    readonly name: string,
+    readonly owner: TokenOwner,
     readonly res: ServerResponse,
     cursor: number,
     private readonly hub: StreamHub,
   ) {
+    this.name = owner.name;
     this.cursor = cursor;
   }
 
@@ -94,7 +98,8 @@ export class StreamHub {
     private readonly events: HubEvents,
   ) {
     this.heartbeat = setInterval(() => {
-      for (const c of this.connections) c.res.write(HEARTBEAT_FRAME);
+      // A connection that is not draining needs no keep-alive, and must not buffer one more thing.
+      for (const c of this.connections) if (!c.res.writableNeedDrain) c.res.write(HEARTBEAT_FRAME);
     }, limits.heartbeatMs);
     this.heartbeat.unref();
   }
@@ -106,8 +111,8 @@ export class StreamHub {
     return n;
   }
 
-  /** Starts a stream for `name` after `cursor` (the caller checked the token and the bound). */
-  open(req: IncomingMessage, res: ServerResponse, start: { name: string; cursor: number; last: number; missed: boolean }): void {
+  /** Starts a stream for `owner` after `cursor` (the caller checked the token and the bound). */
+  open(req: IncomingMessage, res: ServerResponse, start: { owner: TokenOwner; cursor: number; last: number; missed: boolean }): void {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -115,10 +120,11 @@ export class StreamHub {
       'X-Accel-Buffering': 'no',
       Connection: 'keep-alive',
     });
-    res.write(helloFrame({ name: start.name, cursor: start.cursor, last: start.last, missed: start.missed, mirror: this.mirror ?? null }));
-    const connection = new Connection(start.name, res, start.cursor, this);
+    const { name } = start.owner;
+    res.write(helloFrame({ name, cursor: start.cursor, last: start.last, missed: start.missed, mirror: this.mirror ?? null }));
+    const connection = new Connection(start.owner, res, start.cursor, this);
     this.connections.add(connection);
-    this.events.connected(start.name, start.cursor);
+    this.events.connected(name, start.cursor);
     const gone = (): void => this.drop(connection, 'the listener disconnected');
     req.once('close', gone);
     res.once('close', gone);
@@ -130,19 +136,14 @@ export class StreamHub {
     for (const c of this.connections) c.pump();
   }
 
-  /** The names with a stream open. */
-  names(): Set<string> {
-    return new Set([...this.connections].map((c) => c.name));
-  }
-
   /** Whether a listener of this name is connected. */
   connected(name: string): boolean {
     return this.count(name) > 0;
   }
 
-  /** Ends every stream of `name` (its token was revoked). */
-  closeListener(name: string, why: string): void {
-    for (const c of this.connections) if (c.name === name) this.cut(c, why);
+  /** Ends every stream opened with a token that `entries` no longer hold (revoked, or its name given a new one). */
+  closeRevoked(entries: Readonly<Record<string, TokenEntry>>): void {
+    for (const c of this.connections) if (!stillValid(entries, c.owner)) this.cut(c, 'its token was revoked');
   }
 
   cut(connection: Connection, why: string): void {

@@ -53,11 +53,12 @@ export function cli(args: readonly string[], env: Record<string, string> = {}): 
   return start([LAUNCHER, ...args], env);
 }
 
-/** A developer's receiver with its own development secret. */
-export function receiver(secret: string, options: { fail?: boolean; port?: number } = {}): Proc {
+/** A developer's receiver with its own development secret; `quiet`: it prints ids, not bodies. */
+export function receiver(secret: string, options: { fail?: boolean; port?: number; quiet?: boolean } = {}): Proc {
   return start(['--require', 'tsx/cjs', join(__dirname, 'receiver-child.ts')], {
     RECEIVER_SECRET: secret,
     RECEIVER_FAIL: options.fail ? '1' : '0',
+    RECEIVER_QUIET: options.quiet ? '1' : '0',
     PORT: String(options.port ?? 0),
   });
 }
@@ -98,34 +99,51 @@ export function portOf(proc: Proc, pattern: RegExp): Promise<number> {
 export const RELAY_PORT = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/;
 export const RECEIVER_PORT = /listening (\d+)/;
 
-/** What a receiver accepted: one entry per delivery, with the body's bytes. */
-export function accepted(proc: Proc): Array<{ id: string; body: Buffer }> {
+/** What a receiver accepted: one entry per delivery, with the body's bytes and whether it was a duplicate. */
+export function accepted(proc: Proc): Array<{ id: string; body: Buffer; duplicate: boolean; path: string }> {
   return proc.stdout
     .split('\n')
     .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l) as { id: string; body: string })
-    .map((r) => ({ id: r.id, body: Buffer.from(r.body, 'base64') }));
+    .map((l) => JSON.parse(l) as { id: string; body: string; duplicate: boolean; path: string })
+    .map((r) => ({ id: r.id, body: Buffer.from(r.body, 'base64'), duplicate: r.duplicate, path: r.path }));
 }
 
 export interface Sent {
   readonly id: string;
   readonly body: string;
   readonly status: number;
+  /** The relay's sequence number, when it stored the delivery. */
+  readonly seq?: number;
+}
+
+async function post(url: string, signed: { headers: Record<string, string>; body: string }): Promise<Sent> {
+  const res = await fetch(url, { method: 'POST', headers: signed.headers, body: signed.body });
+  const answer = (await res.json().catch(() => ({}))) as { seq?: number };
+  return { id: signed.headers['X-Svc-Delivery']!, body: signed.body, status: res.status, ...(answer.seq === undefined ? {} : { seq: answer.seq }) };
 }
 
 /** POSTs one board event signed with `secret` (or a bot update), as svc does. */
-export async function sendBoard(url: string, secret: string, title = 'relay test'): Promise<Sent> {
-  const signed = signBoardEvent(boardEvent('task.created', { task: { title } }), { secret });
-  const res = await fetch(`${url}/webhooks/board`, { method: 'POST', headers: signed.headers, body: signed.body });
-  await res.text();
-  return { id: signed.headers['X-Svc-Delivery']!, body: signed.body, status: res.status };
+export function sendBoard(url: string, secret: string, title = 'relay test'): Promise<Sent> {
+  return sendBoardEvent(url, secret, { title });
 }
 
-export async function sendBot(url: string, secret: string): Promise<Sent> {
-  const signed = signBotUpdate(botUpdate('messageCreate'), { secret });
-  const res = await fetch(`${url}/webhooks/bot`, { method: 'POST', headers: signed.headers, body: signed.body });
-  await res.text();
-  return { id: signed.headers['X-Svc-Delivery']!, body: signed.body, status: res.status };
+/** A board event of `type` on board `boardId` (the fixture's board by default). */
+export function sendBoardEvent(
+  url: string,
+  secret: string,
+  event: { type?: 'task.created' | 'task.updated'; boardId?: string; title?: string },
+): Promise<Sent> {
+  const title = event.title ?? 'relay test';
+  const board = event.boardId === undefined ? {} : { board: { id: event.boardId } };
+  const payload =
+    event.type === 'task.updated' ? boardEvent('task.updated', { task: { title }, ...board }) : boardEvent('task.created', { task: { title }, ...board });
+  return post(`${url}/webhooks/board`, signBoardEvent(payload, { secret }));
+}
+
+/** A bot update signed with `secret`, to the one bot path, or to `/webhooks/bots/<botId>` as the bot `botId`. */
+export function sendBot(url: string, secret: string, botId?: string): Promise<Sent> {
+  const signed = signBotUpdate(botUpdate('messageCreate', undefined, botId === undefined ? undefined : { botUserId: botId }), { secret });
+  return post(botId === undefined ? `${url}/webhooks/bot` : `${url}/webhooks/bots/${botId}`, signed);
 }
 
 /** A temporary directory with files; `cleanup` removes it. */

@@ -43,7 +43,10 @@ Options:
                               (504 when it does not within 9 s; the delivery is stored anyway)
   --max-body-bytes <size>     largest body accepted, as a receiver's default (default 512kb)
   --max-streams <n>           streams open at once per listener token (default 4)
-  --max-buffered <n>          events waiting unsent for one listener before it is cut off (default 256)
+  --max-buffered <n>          events the relay writes to a listener before it waits for it to read
+                              (default 256)
+  --drain-timeout <duration>  a listener that reads none of them for this long is cut off; it resumes
+                              from its cursor when it reconnects (default 30s)
   -h, --help                  show this help
 
 Secrets are read from files or the environment only, never from the command line.
@@ -67,6 +70,7 @@ const OPTIONS = {
   'max-body-bytes': { type: 'string' },
   'max-streams': { type: 'string' },
   'max-buffered': { type: 'string' },
+  'drain-timeout': { type: 'string' },
 } as const;
 
 function secretsOf(io: CliIo, webhook: WebhookKind, file: string | undefined): RelaySecrets | undefined {
@@ -131,6 +135,15 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
   const maxDeliveries = wholeNumber(values['max-deliveries'], '--max-deliveries', { min: 1, max: 10_000_000 }) ?? 10_000;
   const maxPerListener = wholeNumber(values['max-streams'], '--max-streams', { min: 1, max: 1000 }) ?? 4;
   const maxBuffered = wholeNumber(values['max-buffered'], '--max-buffered', { min: 1, max: 100_000 }) ?? 256;
+  const drainTimeoutMs = option(values['drain-timeout'], {
+    read: (text) => {
+      const ms = parseDuration(text);
+      return ms !== undefined && ms >= 100 ? ms : undefined;
+    },
+    name: '--drain-timeout',
+    fallback: 30_000,
+    what: 'a duration of at least 100ms, such as 5s or 1m',
+  });
   if (values.mirror !== undefined && !isListenerName(values.mirror)) throw usageError('--mirror takes a listener name, as given to relay token create');
   const intakes: Intake[] = [];
   for (const webhook of ['board', 'bot'] as const) {
@@ -158,7 +171,7 @@ async function serve(args: readonly string[], io: CliIo): Promise<number> {
       store: opened.store,
       tokens: opened.tokens,
       mirror: values.mirror,
-      limits: { maxPerListener, maxBuffered, drainTimeoutMs: 30_000, heartbeatMs: 15_000 },
+      limits: { maxPerListener, maxBuffered, drainTimeoutMs, heartbeatMs: 15_000 },
       housekeepingMs: 2_000,
       log,
     });
