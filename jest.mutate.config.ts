@@ -14,7 +14,7 @@ const config: Config = {
   testMatch: ['<rootDir>/test/unit/**/*.test.ts', '<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/docs/options-doc.test.ts'],
   testPathIgnorePatterns: [
     '/node_modules/',
-    '/test/integration/(package-exports|example-server|fixtures|log-flush)\\.test\\.ts$',
+    '/test/integration/(package-exports|example-server|fixtures|log-flush|ignore-own-changes)\\.test\\.ts$',
     '/test/unit/validate/(generated-validators|schema-sync)\\.test\\.ts$',
   ],
   // An absolute path: Stryker loads the environment itself, without Jest's <rootDir>.

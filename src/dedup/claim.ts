@@ -32,22 +32,32 @@ export function claimDelivery(store: DeliveryStore, id: string, leaseMs: number)
     : answer;
 }
 
+/** A lookup of a delivery's failures that failed: the store's error, kept as a value so that a lookup made beside the claim never rejects unheard. */
+export class FailedLookup {
+  constructor(readonly error: unknown) {}
+}
+
+/** What a lookup of a delivery's failures found. */
+export type FailureLookup = Failure | undefined | FailedLookup;
+
 /**
- * When a claimed delivery first failed, from the store's parking lot (the memory store answers
- * synchronously). A lot that fails releases the claim and fails the delivery closed (503).
+ * Looks up when a delivery first failed, in the store's parking lot. Started beside the claim, so
+ * that a shared store answers both in one round trip's time; synchronous for the memory store.
+ * Never throws nor rejects: a lot that fails answers a FailedLookup.
  */
-export function failureOf(lot: ParkingLot, held: HeldClaim): Failure | undefined | Promise<Failure | undefined> {
-  const refuse = async (err: unknown): Promise<never> => {
-    await releaseClaim(held);
-    throw storeUnavailable(err);
-  };
-  let found: Failure | undefined | Promise<Failure | undefined>;
+export function lookUpFailure(lot: ParkingLot, id: string): FailureLookup | Promise<FailureLookup> {
   try {
-    found = lot.failure(held.id);
-  } catch (err) {
-    return refuse(err);
+    const found = lot.failure(id);
+    return isThenable<Failure | undefined>(found) ? Promise.resolve(found).catch((error: unknown) => new FailedLookup(error)) : found;
+  } catch (error) {
+    return new FailedLookup(error);
   }
-  return isThenable<Failure | undefined>(found) ? Promise.resolve(found).catch(refuse) : found;
+}
+
+/** The claimed delivery's lookup failed: its claim released, the 503 to answer (svc retries; nothing is lost). */
+export async function releasedAfter(held: HeldClaim, failed: FailedLookup): Promise<SvcWebhookError> {
+  await releaseClaim(held);
+  return storeUnavailable(failed.error);
 }
 
 /** One store call's end: `undefined` when it succeeded, else what it threw (which may itself be `undefined`). */

@@ -1,4 +1,5 @@
-import { numberOption } from '../internal/option-table';
+import { customOption, kindOf, numberOption } from '../internal/option-table';
+import { DAY_MS } from '../internal/svc-limits';
 
 /**
  * Where deliveries are parked rather than lost. svc retries a failing delivery for a day and then
@@ -92,3 +93,21 @@ export const PARKING_OPTIONS = {
     integer: true,
   }),
 };
+
+/** Default `parkAfterMs`: 20 hours, before svc drops the delivery (a day) and before it disables the webhook. */
+export const DEFAULT_PARK_AFTER_MS = 20 * 3_600_000;
+
+/** The webhook option `parkAfterMs`: a number of ms under a day, or false. */
+export const parkAfterMsOption = customOption<number | false>({
+  doc: "How long after a delivery first failed an attempt parks it (answered 200, kept in the store's parking lot for a replay) rather than fail again; false: never park.",
+  type: 'number (ms) | false',
+  defaultText: `${DEFAULT_PARK_AFTER_MS} (20 hours)`,
+  bounds: `more than 0, less than ${DAY_MS} (svc drops a delivery after a day)`,
+  read(value, name) {
+    if (value === undefined) return DEFAULT_PARK_AFTER_MS;
+    if (value === false || (typeof value === 'number' && Number.isFinite(value) && value > 0 && value < DAY_MS)) return value;
+    throw new RangeError(
+      `svc-webhooks: \`${name}\` must be false or a number of milliseconds more than 0 and less than ${DAY_MS} (svc drops a delivery after a day); got ${kindOf(value)}`,
+    );
+  },
+});

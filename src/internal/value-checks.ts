@@ -30,3 +30,12 @@ export function isUuid(id: string): boolean {
 export function isSvcResourceId(id: string): boolean {
   return isUuid(id) && id === id.toLowerCase();
 }
+
+/** What `compute` returns, or undefined when it throws: for a value that is only nice to have (the delivery a refused payload names). */
+export function unlessThrown<T>(compute: () => T): T | undefined {
+  try {
+    return compute();
+  } catch {
+    return undefined;
+  }
+}

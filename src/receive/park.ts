@@ -7,7 +7,7 @@ import { textScrubber } from '../internal/log-redaction';
 import type { RequestAccess, RequestFacts } from '../internal/request-access';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/value-checks';
-import type { Claimed } from './arrival';
+import type { Arrival, Claimed } from './arrival';
 import { retryAfter } from './settings';
 
 /**
@@ -182,8 +182,14 @@ interface ParkedRequest {
   readonly url: string;
 }
 
-/** How a replayed delivery is read by the handlers' `ctx.request`: the parked headers and body, at the webhook's path. */
-export const PARKED_REQUEST: RequestAccess<ParkedRequest> = {
+/** A parked delivery as a request arriving now, at the webhook's path: what a replay in the process runs. */
+export function parkedArrival(parked: ParkedDelivery, path: string, at: Pick<Arrival<ParkedRequest>, 'receivedAt' | 'slot'>): Arrival<ParkedRequest> {
+  const req = { headers: parked.headers, body: parked.body, url: path };
+  return { req, access: PARKED_REQUEST, facts: PARKED_REQUEST.facts(req), started: performance.now(), trace: undefined, ...at };
+}
+
+/** How a replayed delivery is read by the handlers' `ctx.request`: the parked headers and body. */
+const PARKED_REQUEST: RequestAccess<ParkedRequest> = {
   facts: (r) => ({ headers: r.headers, url: r.url }),
   url: (r) => r.url,
   readBody: (r) => Promise.resolve(r.body),

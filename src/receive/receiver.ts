@@ -1,16 +1,25 @@
 import { checkContentHeaders } from '../capture/body-bounds';
-import { claimDelivery, commitEnqueued, commitHandled, failureOf, holdUntilSettled, releaseClaim } from '../dedup/claim';
+import {
+  claimDelivery,
+  commitEnqueued,
+  commitHandled,
+  FailedLookup,
+  holdUntilSettled,
+  lookUpFailure,
+  releaseClaim,
+  releasedAfter,
+  type FailureLookup,
+} from '../dedup/claim';
 import type { ClaimResult } from '../dedup/delivery-store';
 import { SvcWebhookError, isSvcWebhookError } from '../errors';
 import type { Handoff } from '../inbox/accepted-delivery';
 import type { Delivery, Verified } from '../internal/delivery';
-import type { Failure } from '../dedup/parking-lot';
 import { NO_SECRETS } from '../internal/log-redaction';
 import type { WebhookLogger } from '../internal/logger';
 import type { PathPattern } from '../internal/path-pattern';
 import type { RequestAccess } from '../internal/request-access';
 import { headerText } from '../internal/headers';
-import { isThenable } from '../internal/value-checks';
+import { isThenable, unlessThrown } from '../internal/value-checks';
 import type { DeliveryReport, Received } from '../observe/delivery-report';
 import { MisrouteLog } from '../observe/misroute-log';
 import { DeliveryTelemetry } from '../observe/telemetry';
@@ -22,7 +31,7 @@ import { InFlight, type Arrival, type Claimed } from './arrival';
 import { handlerFailure } from './handler-failure';
 import { retryAfter, type IgnoreReason, type Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';
-import { noteFailure, PARKED_REQUEST, parkedToReplay, parkFailing, parkSchemaViolation, replayParked, REPLAY_HEADER, requestedReplay } from './park';
+import { noteFailure, parkedArrival, parkedToReplay, parkFailing, parkSchemaViolation, replayParked, REPLAY_HEADER, requestedReplay } from './park';
 
 export type { Outcome } from './outcome';
 
@@ -121,7 +130,7 @@ export class Receiver<S, D extends Delivery> {
       const facts = { request: arrival.facts, verified, nowMs: arrival.receivedAt };
       const invalid = schemaRefusal(protocol.schema, payload, settings.schemaPolicy, this.schemaWarning(arrival));
       // The refusal still names its delivery when the payload is well-formed enough to say which.
-      if (invalid !== undefined) delivery = tryCheck(() => protocol.check(payload, facts));
+      if (invalid !== undefined) delivery = unlessThrown(() => protocol.check(payload, facts));
       // Under 'park' such a delivery is parked below; one that names no delivery is still refused.
       if (invalid !== undefined && (settings.schemaPolicy !== 'park' || delivery === undefined)) throw invalid;
       delivery ??= protocol.check(payload, facts);
@@ -133,6 +142,9 @@ export class Receiver<S, D extends Delivery> {
         return { state: await replayParked(replaying, await requestedReplay(replaying), runHandlersOf), delivery };
       }
 
+      // Parking: when the delivery first failed, looked up beside the claim (direct mode only).
+      const lot = handoff === undefined && invalid === undefined && settings.parkAfterMs !== false ? settings.store.parking : undefined;
+      const failing = lot === undefined ? undefined : lookUpFailure(lot, delivery.id);
       const claimed = claimDelivery(settings.store, delivery.id, settings.leaseMs);
       const claim = isThenable<ClaimResult>(claimed) ? await claimed : claimed;
       if (claim.state === 'done') return { state: 'duplicate', delivery };
@@ -149,13 +161,12 @@ export class Receiver<S, D extends Delivery> {
         await enqueue(claimedDelivery, handoff);
         return { state: 'enqueued', delivery };
       }
-      // Parking: one lookup beside the claim; the parking module is reached only for a delivery that failed before.
-      const lot = settings.parkAfterMs === false ? undefined : settings.store.parking;
-      if (lot !== undefined) {
-        const found = failureOf(lot, held);
-        const failure = isThenable<Failure | undefined>(found) ? await found : found;
-        const due = failure !== undefined && arrival.receivedAt - failure.firstAt >= (settings.parkAfterMs as number);
-        if (due && (await parkFailing(claimedDelivery, failure))) return { state: 'parked', delivery };
+      if (failing !== undefined) {
+        // The parking module is reached only for a delivery that failed before.
+        const found = isThenable<FailureLookup>(failing) ? await failing : failing;
+        if (found instanceof FailedLookup) throw await releasedAfter(held, found);
+        const due = found !== undefined && arrival.receivedAt - found.firstAt >= (settings.parkAfterMs as number);
+        if (due && (await parkFailing(claimedDelivery, found))) return { state: 'parked', delivery };
       }
       try {
         await runHandlersOf(claimedDelivery);
@@ -165,7 +176,7 @@ export class Receiver<S, D extends Delivery> {
       }
       return { state: 'handled', delivery };
     } catch (err) {
-      const error = isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
+      const error = refusal(err);
       const received: Received | undefined =
         body === undefined ? undefined : payload === undefined ? { body, verified: verified !== undefined } : { body, verified: true, payload };
       return { state: 'rejected', error, ...(delivery === undefined ? {} : { delivery }), ...(received === undefined ? {} : { received }), verifierSecrets };
@@ -194,25 +205,18 @@ export class Receiver<S, D extends Delivery> {
   async replay(id: string): Promise<'replayed' | 'duplicate'> {
     const { protocol, settings } = this.parts;
     const parked = await parkedToReplay(settings.store.parking, id);
-    const req = { headers: parked.headers, body: parked.body, url: settings.path };
-    const slot = this.inFlight.open();
-    const facts = PARKED_REQUEST.facts(req);
-    const arrival = { req, access: PARKED_REQUEST, facts, started: performance.now(), receivedAt: settings.now(), trace: undefined, slot };
+    const arrival = parkedArrival(parked, settings.path, { receivedAt: settings.now(), slot: this.inFlight.open() });
     let result: Result;
     try {
-      const verified = { by: undefined, timestamp: Number(parked.headers['x-svc-timestamp'] ?? 0) };
       // Checked as at park time: a bot update's age then, not now.
-      const delivery = protocol.check(parseJson(parked.body), { request: facts, verified, nowMs: parked.parkedAt });
+      const verified = { by: undefined, timestamp: Number(parked.headers['x-svc-timestamp'] ?? 0) };
+      const delivery = protocol.check(parseJson(parked.body), { request: arrival.facts, verified, nowMs: parked.parkedAt });
       const replaying = { arrival, delivery, body: parked.body, verifierSecrets: NO_SECRETS, protocol, settings };
       result = { state: await replayParked(replaying, parked, runHandlersOf), delivery };
     } catch (err) {
-      result = {
-        state: 'rejected',
-        error: isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err }),
-        verifierSecrets: NO_SECRETS,
-      };
+      result = { state: 'rejected', error: refusal(err), verifierSecrets: NO_SECRETS };
     } finally {
-      slot.release();
+      arrival.slot.release();
     }
     this.finish(arrival, result);
     if (result.state === 'rejected') throw result.error;
@@ -234,13 +238,9 @@ function shuttingDown(): Result {
   return { state: 'rejected', error: new SvcWebhookError('shutting_down', 'the receiver is shutting down', { retryAfter: 5 }), verifierSecrets: NO_SECRETS };
 }
 
-/** The delivery a refused payload names, when its checks pass. */
-function tryCheck<D>(check: () => D): D | undefined {
-  try {
-    return check();
-  } catch {
-    return undefined;
-  }
+/** What the receiver answers for anything thrown: a SvcWebhookError as it is, anything else 500 `internal_error`. */
+function refusal(err: unknown): SvcWebhookError {
+  return isSvcWebhookError(err) ? err : new SvcWebhookError('internal_error', 'internal error', { cause: err });
 }
 
 /**

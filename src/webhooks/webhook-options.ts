@@ -1,6 +1,7 @@
 import type { DeliveryStore } from '../dedup/delivery-store';
+import { parkAfterMsOption } from '../dedup/parking-lot';
 import { INBOX_OPTIONS, inboxSettings, type InboxOptions, type InboxSettings } from '../inbox/inbox-options';
-import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 import { checkLoggerOption, type LoggerOption } from '../internal/webhook-loggers';
 import {
   choiceOption,
@@ -60,9 +61,8 @@ export interface WebhookOptions<Claim = BoardSecretClaim | BotSecretClaim> {
    */
   inbox?: InboxOptions;
   /**
-   * What to do with an authentic delivery that fails the schema: 'reject' (400, default), 'warn' (log
-   * and handle), 'skip' (do not validate) or 'park' (keep it in the store's parking lot, answered 200,
-   * for a replay: svc would retry a 400 for a day and then disable the webhook).
+   * An authentic delivery that fails the schema: 'reject' (400, default), 'warn' (log and handle),
+   * 'skip' (do not validate) or 'park' (answered 200 and kept in the store's parking lot for a replay).
    */
   schemaPolicy?: SchemaPolicy;
   /**
@@ -97,23 +97,6 @@ export const SPEC_BODY_BYTES = 256 * 1024;
 // The sender waits 10 s; a second is left for reading the body and for the store's round trips.
 const MAX_TIMEOUT_MS = 9_000;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 * 1024 };
-
-/** Default `parkAfterMs`: 20 hours, before svc drops the delivery (a day) and before it disables the webhook. */
-export const DEFAULT_PARK_AFTER_MS = 20 * 3_600_000;
-
-const parkAfterMsOption = customOption<number | false>({
-  doc: "How long after a delivery first failed an attempt parks it (answered 200, kept in the store's parking lot for a replay) rather than fail again; false: never park.",
-  type: 'number (ms) | false',
-  defaultText: `${DEFAULT_PARK_AFTER_MS} (20 hours)`,
-  bounds: `more than 0, less than ${DAY_MS} (svc drops a delivery after a day)`,
-  read(value, name) {
-    if (value === undefined) return DEFAULT_PARK_AFTER_MS;
-    if (value === false || (typeof value === 'number' && Number.isFinite(value) && value > 0 && value < DAY_MS)) return value;
-    throw new RangeError(
-      `svc-webhooks: \`${name}\` must be false or a number of milliseconds more than 0 and less than ${DAY_MS} (svc drops a delivery after a day); got ${kindOf(value)}`,
-    );
-  },
-});
 
 /** The secret, or what the usual mistakes give instead (an unset environment variable). */
 const secretOption = customOption<unknown>({

@@ -104,16 +104,19 @@ describe('ctx.transaction with the PostgreSQL store', () => {
     expect(await s.claim(event.id, 10_000)).toEqual({ state: 'done' });
   });
 
-  it("makes the receiver's own commit after the transaction a no-op that costs no round trip", async () => {
+  it.each([
+    ['parkAfterMs false', { parkAfterMs: false as const }, 2], // the claim, the transaction
+    ['parking on (the default)', {}, 3], // the claim, the failure lookup beside it, the transaction
+  ])("makes the receiver's own commit after the transaction a no-op that costs no round trip (%s)", async (_name, options, expected) => {
     const pool = new Pool({ connectionString: db.server.url });
     pool.on('error', () => undefined);
     let connections = 0;
     const counting = { connect: () => (connections++, pool.connect()) };
     const s = postgresStore({ pool: counting });
-    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s }).on('task.created', writesRow);
+    const board = svcBoardWebhook({ secret: BOARD_SECRET, logger: silentLogger, store: s, ...options }).on('task.created', writesRow);
     const event = fixture('board', 'task.created');
     await post(express().use(board), '/webhooks/board', signBoard(event)).expect(200, { ok: true });
-    expect(connections).toBe(2); // the claim, the transaction
+    expect(connections).toBe(expected);
     expect(await effects(event.id)).toEqual(['written']);
     await s.close();
     await pool.end();
