@@ -115,8 +115,10 @@ test('20 signed deliveries reach both receivers, re-signed with each one’s own
     expect(got.size).toBe(20);
     for (const s of batch) expect(got.get(s.id)?.equals(Buffer.from(s.body))).toBe(true);
   }
-  // One line per delivery: the local answer, and nothing secret.
-  expect(listenerA.stdout.split('\n').filter((l) => / -> 200 in \d+ ms$/.test(l))).toHaveLength(20);
+  // One line per delivery: the local answer (written once the receiver has answered), and nothing secret.
+  const answered = () => listenerA.stdout.split('\n').filter((l) => / -> 200 in \d+ ms$/.test(l));
+  await waitFor('a line per delivery from listener A', () => answered().length >= 20);
+  expect(answered()).toHaveLength(20);
   for (const proc of [relay, listenerA, listenerB])
     for (const secret of [RELAY_SECRET, RELAY_BOT_SECRET, SECRET_A, SECRET_B]) expect(proc.stdout + proc.stderr).not.toContain(secret);
 });

@@ -75,7 +75,10 @@ export const parkedCommand: Command = {
     if (sub === 'show' && id === undefined) throw usageError('show needs a delivery id');
     if ((sub === 'replay' || sub === 'drop') && (id === undefined) === !all) throw usageError(`${sub} needs a delivery id or --all, not both`);
     if (all && sub !== 'replay' && sub !== 'drop') throw usageError('--all goes with replay or drop');
-    if (values.inbox === true) return inboxCommand.run(inboxArgs(args), io);
+    if (values.inbox === true) {
+      if (sub === 'drop' && all) throw usageError("the inbox's dead letters are dropped one at a time (drop <id>)");
+      return inboxCommand.run(inboxArgs(args), io);
+    }
 
     const store = openStore(io, values);
     const lot = store.parking!;
