@@ -229,6 +229,39 @@ describe('replaying a parked delivery', () => {
     expect(after).not.toHaveProperty('replayedAt');
   });
 
+  it('replays a delivery parked under a secret the webhook no longer has, as verified at park time', async () => {
+    const { board, event } = await parkedOne(() => undefined);
+    let runs = 0;
+    // The same store, after a rotation to a new secret: the parked delivery's signature is not kept, so it is not checked again.
+    const rotated = svcBoardWebhook({ secret: 'rotated-secret-0123456789abcdef', store: board.store, logger: false }).on('task.created', () => void runs++);
+    expect(await rotated.parked.replay(event.id)).toEqual({ id: event.id, outcome: 'handled', verifiedAtParkTime: true });
+    expect(runs).toBe(1);
+  });
+
+  it('answers 503 and keeps nothing when the lot cannot park, so svc retries', async () => {
+    const inner = memoryStore();
+    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, {
+      park: () => Promise.reject(new Error('lot down')),
+    });
+    const store: DeliveryStore = {
+      claim: (id, lease) => inner.claim(id, lease),
+      commit: (id, t) => inner.commit(id, t),
+      release: (id, t) => inner.release(id, t),
+      parking,
+    };
+    const board = parkingBoard({ store, parkAfterMs: 10 * MINUTE });
+    board.webhook.on('task.created', () => {
+      throw new Error('broken');
+    });
+    const event = boardEvent('task.created');
+    await board.webhook.receive(attempt(board, event));
+    board.clock.now += 11 * MINUTE;
+    const refused = await board.webhook.receive(attempt(board, event));
+    expect([refused.status, codeOf(refused.body)]).toEqual([503, 'store_unavailable']);
+    // The claim was released, not committed: the next attempt is no duplicate.
+    expect((await board.webhook.receive(attempt(board, event))).status).toBe(503);
+  });
+
   it('rejects a replay of an id that is not parked with not_parked (404)', async () => {
     const board = parkingBoard();
     await expect(board.webhook.parked.replay('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'not_parked', status: 404 });
