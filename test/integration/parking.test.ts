@@ -384,3 +384,215 @@ describe('the parkAfterMs option', () => {
     expect(() => svcBoardWebhook({ secret, parkAfterMs: value as never })).toThrow(/`parkAfterMs` must be false or a number of milliseconds/);
   });
 });
+
+describe('parking, at its edges', () => {
+  it('parks an attempt exactly parkAfterMs after the first failure, not one a millisecond sooner', async () => {
+    const board = parkingBoard({ parkAfterMs: 10 * MINUTE });
+    board.webhook.on('task.created', () => {
+      throw new Error('broken');
+    });
+    const event = boardEvent('task.created');
+    await board.webhook.receive(attempt(board, event));
+    board.clock.now = START + 10 * MINUTE - 1000; // a second sooner (timestamps are whole seconds)
+    expect((await board.webhook.receive(attempt(board, event))).status).toBe(500);
+    board.clock.now = START + 10 * MINUTE;
+    expect((await board.webhook.receive(attempt(board, event))).body).toBe('{"ok":true,"parked":true}');
+  });
+
+  it('notes no failure with parkAfterMs false, and parks nothing another webhook noted', async () => {
+    const shared = parkingBoard({ parkAfterMs: 10 * MINUTE });
+    shared.webhook.on('task.created', () => {
+      throw new Error('broken');
+    });
+    const event = boardEvent('task.created');
+    await shared.webhook.receive(attempt(shared, event));
+    const off = parkingBoard({ parkAfterMs: false, store: shared.store });
+    off.clock.now = shared.clock.now;
+    off.webhook.on('task.created', () => {
+      throw new Error('broken');
+    });
+    const other = boardEvent('task.created');
+    await off.webhook.receive(attempt(off, other));
+    expect(await shared.store.parking!.failure(other.id)).toBeUndefined();
+    off.clock.now += HOUR;
+    expect((await off.webhook.receive(attempt(off, event))).status).toBe(500);
+    expect(await shared.webhook.parked.list()).toEqual([]);
+  });
+
+  it('keeps at most 2,000 characters of the last error', async () => {
+    const board = parkingBoard({ parkAfterMs: 10 * MINUTE });
+    board.webhook.on('task.created', () => {
+      throw new Error('x'.repeat(5000));
+    });
+    const event = boardEvent('task.created');
+    await retryUntil(board, event, HOUR);
+    expect((await board.webhook.parked.get(event.id))!.lastError).toHaveLength(2000);
+  });
+
+  it("scrubs the verifying board's own secret (a resolver's) from the kept error", async () => {
+    const boardSecret = 'resolved-board-secret-0123456789abc';
+    const board = parkingBoard({ secret: () => boardSecret, parkAfterMs: 10 * MINUTE } as Partial<BoardWebhookOptions>);
+    board.webhook.on('task.created', () => {
+      throw new Error(`refused with ${boardSecret} and ${secret}`);
+    });
+    const event = boardEvent('task.created');
+    const send = async () => {
+      const signed = signBoardEvent(event, { secret: boardSecret, timestamp: Math.floor(board.clock.now / 1000) });
+      return board.webhook.receive({ body: signed.body, headers: signed.headers });
+    };
+    expect((await send()).status).toBe(500);
+    board.clock.now += 11 * MINUTE;
+    expect((await send()).body).toBe('{"ok":true,"parked":true}');
+    const { lastError } = (await board.webhook.parked.get(event.id))!;
+    expect(lastError).toContain('refused with');
+    expect(lastError).not.toContain(boardSecret);
+  });
+
+  it('logs a lot that cannot note a failure, and still answers the failure as before', async () => {
+    const inner = memoryStore();
+    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, {
+      noteFailure: () => {
+        throw new Error('lot down');
+      },
+    });
+    const store: DeliveryStore = {
+      claim: (id, lease) => inner.claim(id, lease),
+      commit: (id, t) => inner.commit(id, t),
+      release: (id, t) => inner.release(id, t),
+      parking,
+    };
+    const board = parkingBoard({ store });
+    board.webhook.on('task.created', () => {
+      throw new Error('broken');
+    });
+    const answer = await board.webhook.receive(attempt(board, boardEvent('task.created')));
+    expect([answer.status, codeOf(answer.body)]).toEqual([500, 'handler_failed']);
+    expect(board.logs.lines.some((l) => l.level === 50 && l.msg.startsWith('could not note a failed delivery'))).toBe(true);
+  });
+
+  it('keeps only the headers svc sent: a bot update has no event or timestamp header to keep', async () => {
+    const clock = { now: Date.now() };
+    const store = memoryStore({ now: () => clock.now });
+    const bot = svcBotWebhook({ secret, store, now: () => clock.now, parkAfterMs: 10 * MINUTE, logger: false }).on('messageCreate', () => {
+      throw new Error('broken');
+    });
+    const update = botCommand('/deploy');
+    const send = () => {
+      const signed = signBotUpdate(update, { secret });
+      return bot.receive({ body: signed.body, headers: signed.headers, url: '/webhooks/bot' });
+    };
+    await send();
+    clock.now += 11 * MINUTE;
+    expect((await send()).body).toBe('{"ok":true,"parked":true}');
+    const parked = (await bot.parked.get(update.id))!;
+    expect(Object.keys(parked.headers).sort()).toEqual(['content-type', 'user-agent', 'x-svc-delivery']);
+  });
+
+  it('refuses a schema violation 400 under the default policy, parking nothing', async () => {
+    const board = parkingBoard();
+    const event = boardEvent('task.created');
+    const answer = await board.webhook.receive(attempt(board, { ...event, task: { ...event.task, title: 42 } }));
+    expect([answer.status, codeOf(answer.body)]).toEqual([400, 'schema_violation']);
+    expect(await board.webhook.parked.list()).toEqual([]);
+  });
+
+  it('refuses a schema violation 400 when the lot is full, and 503 when it cannot park', async () => {
+    const full = parkingBoard({ schemaPolicy: 'park' }, { maxParked: 1 });
+    const broken = () => {
+      const event = boardEvent('task.created');
+      return { ...event, task: { ...event.task, title: 42 } };
+    };
+    expect((await full.webhook.receive(attempt(full, broken()))).status).toBe(200);
+    const refused = await full.webhook.receive(attempt(full, broken()));
+    expect([refused.status, codeOf(refused.body)]).toEqual([400, 'schema_violation']);
+    const inner = memoryStore();
+    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, { park: () => Promise.reject(new Error('lot down')) });
+    const store: DeliveryStore = {
+      claim: (id, lease) => inner.claim(id, lease),
+      commit: (id, t) => inner.commit(id, t),
+      release: (id, t) => inner.release(id, t),
+      parking,
+    };
+    const down = parkingBoard({ schemaPolicy: 'park', store });
+    const answer = await down.webhook.receive(attempt(down, broken()));
+    expect([answer.status, codeOf(answer.body)]).toEqual([503, 'store_unavailable']);
+  });
+
+  it('does not ignore a schema violation it parks, even from the ignored bot', async () => {
+    const self = '5b6c7d8e-0000-4000-8000-00000000000a';
+    const board = parkingBoard({ schemaPolicy: 'park', ignore: { self } });
+    const event = boardEvent('task.created');
+    const answer = await board.webhook.receive(attempt(board, { ...event, actor: { id: self, is_bot: true, name: 'me' }, task: { ...event.task, title: 42 } }));
+    expect(answer.body).toBe('{"ok":true,"parked":true}');
+  });
+});
+
+describe('replaying, at its edges', () => {
+  async function parkedMany(count: number, handler: (ctx: { request?: Request | undefined; timestamp: number }) => unknown = () => undefined) {
+    const board = parkingBoard({ parkAfterMs: 10 * MINUTE });
+    let broken = true;
+    board.webhook.on('task.created', (_event, ctx) => {
+      if (broken) throw new Error('broken');
+      return handler(ctx);
+    });
+    const events = Array.from({ length: count }, () => boardEvent('task.created'));
+    for (const event of events) {
+      board.clock.now = START;
+      await retryUntil(board, event, HOUR);
+    }
+    broken = false;
+    return { board, events };
+  }
+
+  it('replays every parked delivery under its own claim: two of them both run', async () => {
+    let runs = 0;
+    const { board } = await parkedMany(2, () => void runs++);
+    expect((await board.webhook.parked.replayAll()).map((r) => 'outcome' in r && r.outcome)).toEqual(['handled', 'handled']);
+    expect(runs).toBe(2);
+  });
+
+  it('gives the handlers the parked request: its headers, and the timestamp svc signed', async () => {
+    const seen: Array<{ event: string | null; timestamp: number }> = [];
+    const { board, events } = await parkedMany(1, (ctx) => void seen.push({ event: ctx.request!.headers.get('x-svc-event'), timestamp: ctx.timestamp }));
+    const parked = (await board.webhook.parked.get(events[0]!.id))!;
+    await board.webhook.parked.replay(events[0]!.id);
+    expect(seen).toEqual([{ event: 'task.created', timestamp: Number(parked.headers['x-svc-timestamp']) }]);
+  });
+
+  it('answers a second replay while the first still runs 409, and lets close() wait for the first', async () => {
+    let release!: () => void;
+    const { board, events } = await parkedMany(1, () => new Promise<void>((resolve) => (release = resolve)));
+    const first = board.webhook.parked.replay(events[0]!.id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect(board.webhook.parked.replay(events[0]!.id)).rejects.toMatchObject({ code: 'delivery_in_progress', status: 409 });
+    let closed = false;
+    const closing = board.webhook.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    release();
+    await expect(first).resolves.toMatchObject({ outcome: 'handled' });
+    await closing;
+    expect(closed).toBe(true);
+  });
+
+  it('treats a parked record that says it was replayed as a duplicate, running nothing', async () => {
+    let runs = 0;
+    const { board, events } = await parkedMany(1, () => void runs++);
+    const parked = (await board.webhook.parked.get(events[0]!.id))!;
+    await board.store.parking!.park({ ...parked, replayedAt: board.clock.now });
+    expect(await board.webhook.parked.replay(events[0]!.id)).toMatchObject({ outcome: 'duplicate' });
+    expect(runs).toBe(0);
+  });
+
+  it('takes the replay header in any case, and answers it 404 on a store without a lot', async () => {
+    let runs = 0;
+    const { board, events } = await parkedMany(1, () => void runs++);
+    const request = attempt(board, events[0]!);
+    const upper = await board.webhook.receive({ ...request, headers: { ...request.headers, 'X-Svc-Webhooks-Replay': ` ${events[0]!.id.toUpperCase()} ` } });
+    expect([upper.body, runs]).toEqual(['{"ok":true,"replayed":true}', 1]);
+    const store: DeliveryStore = { claim: () => ({ state: 'claimed', token: 't' }), commit: () => undefined, release: () => undefined };
+    const bare = svcBoardWebhook({ secret, store, logger: false, now: () => board.clock.now });
+    const answer = await bare.receive({ ...request, headers: { ...request.headers, 'X-Svc-Webhooks-Replay': events[0]!.id } });
+    expect([answer.status, codeOf(answer.body)]).toEqual([404, 'not_parked']);
+  });
+});

@@ -88,9 +88,14 @@ describe('the memory parking lot', () => {
       expect(parking.get('a')).toBeDefined();
       expect(parking.park(parked('b', 2))).toBe(false);
       clock.now += 1;
-      expect(parking.get('a')).toBeUndefined();
+      const again = lot({ maxParked: 1, parkedRetentionMs: 1000 });
+      again.parking.park(parked('x', 1));
+      again.clock.now += 1000;
+      expect(again.parking.park(parked('y', 2))).toBe(true);
+      // Neither asked for by id first: listing and parking sweep what expired themselves.
       expect(parking.list()).toEqual([]);
       expect(parking.park(parked('b', 2))).toBe(true);
+      expect(parking.get('a')).toBeUndefined();
     });
 
     it('drops one for good, answering whether there was one', () => {

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_PARKED, DEFAULT_PARKED_RETENTION_MS, type ParkedDelivery } from '../../../src/dedup/parking-lot';
+import { PostgresParking } from '../../../src/dedup/postgres-parking';
 import { PARKED_COLUMNS, parkingMigrationSql, parkingStatements, parkingTables, type ParkingStatements } from '../../../src/dedup/postgres-parking-sql';
 import { postgresMigrationSql, rowKey } from '../../../src/dedup/postgres-sql';
 import { never, result, storeOpener } from '../../support/fake-pg';
@@ -220,5 +221,48 @@ describe('postgres parking: the lot', () => {
       ['maxParked', 2.5],
     ] as const)
       expect(() => open({}, { [option]: value })).toThrow(new RegExp(`\`${option}\``));
+  });
+});
+
+describe('postgres parking: a database migrated by an earlier version (no parking tables)', () => {
+  const missing = (depth: number) => {
+    let err: { code?: string; cause?: unknown } = { code: '42P01' };
+    for (let i = 0; i < depth; i++) err = { cause: err };
+    return err;
+  };
+  function lotFailingWith(error: unknown) {
+    const told: number[] = [];
+    const lot = new PostgresParking({
+      statement: () => Promise.reject(error),
+      table: 'svc_webhook_deliveries',
+      retentionMs: 1000,
+      parkedRetentionMs: 1000,
+      maxParked: 10,
+      onMissingTables: () => void told.push(1),
+    });
+    return { lot, told };
+  }
+
+  it.each([0, 1, 2])('finds and notes no failure when the table is missing (the code %i causes deep), and says so once', async (depth) => {
+    const { lot, told } = lotFailingWith(missing(depth));
+    expect(await lot.failure('a')).toBeUndefined();
+    await expect(lot.noteFailure('a', 1, 'e')).resolves.toBeUndefined();
+    expect(await lot.failure('b')).toBeUndefined();
+    expect(told).toHaveLength(1);
+  });
+
+  it('throws every other error, and a missing table found deeper than three causes', async () => {
+    for (const error of [new Error('connection refused'), { code: '42703' }, missing(3), null]) {
+      const { lot, told } = lotFailingWith(error);
+      await expect(lot.failure('a')).rejects.toBe(error);
+      await expect(lot.noteFailure('a', 1, 'e')).rejects.toBe(error);
+      expect(told).toEqual([]);
+    }
+  });
+
+  it('still fails to park on a missing table: parking has nowhere to keep it', async () => {
+    const error = missing(1);
+    const { lot } = lotFailingWith(error);
+    await expect(lot.park(parked)).rejects.toBe(error);
   });
 });
