@@ -1,4 +1,13 @@
-import { memoryStore, svcBoardWebhook, svcBotWebhook, type BoardWebhookOptions, type DeliveryRecord, type DeliveryStore, type WebhookRequest } from '../../src';
+import {
+  memoryStore,
+  svcBoardWebhook,
+  svcBotWebhook,
+  type BoardWebhookOptions,
+  type DeliveryRecord,
+  type DeliveryStore,
+  type ParkingLot,
+  type WebhookRequest,
+} from '../../src';
 import { boardEvent, botCommand, signBoardEvent, signBotUpdate, type SignedDelivery } from '../../src/testing';
 import { memoryLogger } from '../support/apps';
 
@@ -46,6 +55,13 @@ async function retryUntil(board: Board, event: object, untilMs: number) {
 }
 
 const codeOf = (body: string) => (JSON.parse(body) as { code?: string }).code;
+
+/** A memory store whose parking lot has some calls replaced (a lot that is down). */
+function storeWithLot(replaced: Partial<ParkingLot>): DeliveryStore {
+  const inner = memoryStore();
+  const parking = Object.assign(Object.create(inner.parking) as ParkingLot, replaced);
+  return { claim: (id, lease) => inner.claim(id, lease), commit: (id, t) => inner.commit(id, t), release: (id, t) => inner.release(id, t), parking };
+}
 
 describe('parking: a delivery that keeps failing is kept, not lost, before svc drops it', () => {
   it('answers every attempt before 20 h of failure 500, and the first at or past 20 h 200 parked, without running the handler', async () => {
@@ -158,26 +174,14 @@ describe('parking: a delivery that keeps failing is kept, not lost, before svc d
   });
 
   it('answers 503 with the claim released when the lot cannot be read, so svc retries and nothing is lost', async () => {
-    const inner = memoryStore();
     let broken = true;
-    const parking = {
-      ...inner.parking,
-      noteFailure: (id: string, at: number, error: string) => inner.parking.noteFailure(id, at, error),
+    const lot = memoryStore().parking;
+    const store = storeWithLot({
       failure: (id: string) => {
         if (broken) throw new Error('lot down');
-        return inner.parking.failure(id);
+        return lot.failure(id);
       },
-      park: (p: never) => inner.parking.park(p),
-      get: (id: string) => inner.parking.get(id),
-      list: (limit?: number) => inner.parking.list(limit),
-      drop: (id: string) => inner.parking.drop(id),
-    };
-    const store: DeliveryStore = {
-      claim: (id, lease) => inner.claim(id, lease),
-      commit: (id, t) => inner.commit(id, t),
-      release: (id, t) => inner.release(id, t),
-      parking,
-    };
+    });
     const board = parkingBoard({ store });
     let runs = 0;
     board.webhook.on('task.created', () => void runs++);
@@ -239,16 +243,9 @@ describe('replaying a parked delivery', () => {
   });
 
   it('answers 503 and keeps nothing when the lot cannot park, so svc retries', async () => {
-    const inner = memoryStore();
-    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, {
+    const store = storeWithLot({
       park: () => Promise.reject(new Error('lot down')),
     });
-    const store: DeliveryStore = {
-      claim: (id, lease) => inner.claim(id, lease),
-      commit: (id, t) => inner.commit(id, t),
-      release: (id, t) => inner.release(id, t),
-      parking,
-    };
     const board = parkingBoard({ store, parkAfterMs: 10 * MINUTE });
     board.webhook.on('task.created', () => {
       throw new Error('broken');
@@ -449,18 +446,11 @@ describe('parking, at its edges', () => {
   });
 
   it('logs a lot that cannot note a failure, and still answers the failure as before', async () => {
-    const inner = memoryStore();
-    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, {
+    const store = storeWithLot({
       noteFailure: () => {
         throw new Error('lot down');
       },
     });
-    const store: DeliveryStore = {
-      claim: (id, lease) => inner.claim(id, lease),
-      commit: (id, t) => inner.commit(id, t),
-      release: (id, t) => inner.release(id, t),
-      parking,
-    };
     const board = parkingBoard({ store });
     board.webhook.on('task.created', () => {
       throw new Error('broken');
@@ -505,14 +495,7 @@ describe('parking, at its edges', () => {
     expect((await full.webhook.receive(attempt(full, broken()))).status).toBe(200);
     const refused = await full.webhook.receive(attempt(full, broken()));
     expect([refused.status, codeOf(refused.body)]).toEqual([400, 'schema_violation']);
-    const inner = memoryStore();
-    const parking = Object.assign(Object.create(inner.parking) as typeof inner.parking, { park: () => Promise.reject(new Error('lot down')) });
-    const store: DeliveryStore = {
-      claim: (id, lease) => inner.claim(id, lease),
-      commit: (id, t) => inner.commit(id, t),
-      release: (id, t) => inner.release(id, t),
-      parking,
-    };
+    const store = storeWithLot({ park: () => Promise.reject(new Error('lot down')) });
     const down = parkingBoard({ schemaPolicy: 'park', store });
     const answer = await down.webhook.receive(attempt(down, broken()));
     expect([answer.status, codeOf(answer.body)]).toEqual([503, 'store_unavailable']);

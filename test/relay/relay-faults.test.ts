@@ -17,6 +17,7 @@ import {
   workDir,
   type Proc,
   type Sent,
+  listenProcess,
 } from './relay-processes';
 
 /**
@@ -35,10 +36,8 @@ let relay: Proc;
 let url: string;
 
 function listener(name: string, port: number): Proc {
-  return cli(
-    ['listen', '--relay', url, '--to', `http://127.0.0.1:${port}`, '--token-file', work.path(`${name}.token`), '--cursor-file', work.path(`${name}.cursor`)],
-    { SVC_WEBHOOK_SECRET: DEV_SECRET },
-  );
+  const files = { tokenFile: work.path(`${name}.token`), cursorFile: work.path(`${name}.cursor`) };
+  return listenProcess({ relayUrl: url, port, ...files, env: { SVC_WEBHOOK_SECRET: DEV_SECRET } });
 }
 
 async function tokenFile(name: string): Promise<string> {

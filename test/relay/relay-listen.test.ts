@@ -17,6 +17,7 @@ import {
   workDir,
   type Proc,
   type Sent,
+  listenProcess,
 } from './relay-processes';
 
 /**
@@ -41,21 +42,8 @@ let url: string;
 let token: string;
 
 function listener(name: string, port: number, extra: readonly string[] = []): Proc {
-  return cli(
-    [
-      'listen',
-      '--relay',
-      url,
-      '--to',
-      `http://127.0.0.1:${port}`,
-      '--token-file',
-      work.path('ivy.token'),
-      '--cursor-file',
-      work.path(`${name}.cursor`),
-      ...extra,
-    ],
-    { SVC_WEBHOOK_SECRET: DEV_SECRET },
-  );
+  const files = { tokenFile: work.path('ivy.token'), cursorFile: work.path(`${name}.cursor`) };
+  return listenProcess({ relayUrl: url, port, ...files, env: { SVC_WEBHOOK_SECRET: DEV_SECRET }, extra });
 }
 
 const listening = (proc: Proc): Promise<true> => waitFor(`listener ${proc.pid} to connect (${proc.stderr})`, () => proc.stderr.includes('listening as'));

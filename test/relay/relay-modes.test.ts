@@ -1,6 +1,20 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { RedisServer } from '../support/redis-server';
-import { accepted, cli, createToken, endAll, portOf, receiver, RECEIVER_PORT, RELAY_PORT, sendBoard, waitFor, workDir, type Proc } from './relay-processes';
+import {
+  accepted,
+  cli,
+  createToken,
+  endAll,
+  portOf,
+  receiver,
+  RECEIVER_PORT,
+  RELAY_PORT,
+  sendBoard,
+  waitFor,
+  workDir,
+  listenProcess,
+  type Proc,
+} from './relay-processes';
 
 /**
  * The relay's other modes with real processes on 127.0.0.1: `--mirror` (svc gets the listener's
@@ -17,20 +31,8 @@ function relayArgs(backend: readonly string[], extra: readonly string[] = []): s
 }
 
 function listener(relayUrl: string, port: number, name: string): Proc {
-  return cli(
-    [
-      'listen',
-      '--relay',
-      relayUrl,
-      '--to',
-      `http://127.0.0.1:${port}`,
-      '--token-file',
-      work.path(`${name}.token`),
-      '--cursor-file',
-      work.path(`${name}.cursor`),
-    ],
-    { SVC_BOARD_WEBHOOK_SECRET: DEV_SECRET },
-  );
+  const files = { tokenFile: work.path(`${name}.token`), cursorFile: work.path(`${name}.cursor`) };
+  return listenProcess({ relayUrl, port, ...files, env: { SVC_BOARD_WEBHOOK_SECRET: DEV_SECRET } });
 }
 
 afterAll(async () => {

@@ -53,6 +53,25 @@ export function cli(args: readonly string[], env: Record<string, string> = {}): 
   return start([LAUNCHER, ...args], env);
 }
 
+/** What a `listen` process is given: the relay, the local receiver's port, its token and cursor files, its development secret. */
+export interface ListenerSetup {
+  readonly relayUrl: string;
+  readonly port: number;
+  readonly tokenFile: string;
+  readonly cursorFile: string;
+  readonly env: Record<string, string>;
+  readonly extra?: readonly string[];
+}
+
+/** `svc-webhooks listen` forwarding to a receiver on 127.0.0.1. */
+export function listenProcess(setup: ListenerSetup): Proc {
+  const target = `http://127.0.0.1:${setup.port}`;
+  return cli(
+    ['listen', '--relay', setup.relayUrl, '--to', target, '--token-file', setup.tokenFile, '--cursor-file', setup.cursorFile, ...(setup.extra ?? [])],
+    setup.env,
+  );
+}
+
 /** A developer's receiver with its own development secret; `quiet`: it prints ids, not bodies. */
 export function receiver(secret: string, options: { fail?: boolean; port?: number; quiet?: boolean } = {}): Proc {
   return start(['--require', 'tsx/cjs', join(__dirname, 'receiver-child.ts')], {

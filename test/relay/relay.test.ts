@@ -17,6 +17,7 @@ import {
   workDir,
   type Proc,
   type Sent,
+  listenProcess,
 } from './relay-processes';
 
 /**
@@ -62,20 +63,8 @@ function startRelay(port: number): Proc {
 }
 
 function startListener(name: string, port: number, secret: string): Proc {
-  return cli(
-    [
-      'listen',
-      '--relay',
-      relayUrl,
-      '--to',
-      `http://127.0.0.1:${port}`,
-      '--token-file',
-      work.path(`${name}.token`),
-      '--cursor-file',
-      work.path(`${name}.cursor`),
-    ],
-    { SVC_WEBHOOK_SECRET: secret },
-  );
+  const files = { tokenFile: work.path(`${name}.token`), cursorFile: work.path(`${name}.cursor`) };
+  return listenProcess({ relayUrl, port, ...files, env: { SVC_WEBHOOK_SECRET: secret } });
 }
 
 const listening = (proc: Proc): Promise<true> => waitFor(`listener ${proc.pid} to connect (${proc.stderr})`, () => proc.stderr.includes('listening as'));
