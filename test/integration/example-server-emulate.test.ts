@@ -40,11 +40,13 @@ describe('npm start -- --emulate', () => {
       const { status, body } = await inspectorGet(server!.base, '/inspector/deliveries');
       expect(status).toBe(200);
       const list = (JSON.parse(body) as { deliveries: Array<{ verified: boolean; outcome: string; status: number }> }).deliveries;
-      return list.length > 0 ? list : undefined;
+      return list.some((d) => d.outcome === 'handled') ? list : undefined;
     });
     expect(deliveries).toBeDefined();
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(deliveries![0]).toMatchObject({ verified: true, outcome: 'handled', status: 200 });
+    // svc delivers at least once: the emulator's repeats are answered as duplicates, all verified.
+    expect(deliveries!.every((d) => d.verified && d.status === 200)).toBe(true);
+    expect(deliveries!.some((d) => d.outcome === 'handled')).toBe(true);
     const panel = await within(10_000, async () => {
       const body = JSON.parse((await inspectorGet(server!.base, '/inspector/webhooks')).body) as {
         watching: boolean;

@@ -96,9 +96,9 @@ describe(`the Durable Object store on workerd ${COMPATIBILITY_DATE}, across two 
     };
     const answers = await Promise.all(deliveries.flatMap((signed, d) => [0, 1, 2].map((i) => send(signed, urls[(d + i) % 2]!))));
     const handled = await Promise.all(urls.map(async (url) => Number(await (await fetch(`${url}/handled`)).text())));
+    // Every delivery reached both Workers: 50 runs in all, not one per Worker and delivery, is the
+    // claims shared between them. (Which Worker wins a delivery's race is up to timing.)
     expect(handled[0]! + handled[1]!).toBe(50);
-    // Both Workers ran some: the claims were shared, not each isolate's own.
-    expect(handled.every((n) => n > 0)).toBe(true);
     expect(answers.filter((a) => JSON.stringify(a) === '{"ok":true}')).toHaveLength(50);
     expect(answers.filter((a) => JSON.stringify(a) === '{"ok":true,"duplicate":true}')).toHaveLength(100);
   }, 120_000);
