@@ -61,7 +61,7 @@ const GENERATIONS_PER_BOUND = 8;
 export class MemoryStore implements DeliveryStore {
   readonly retentionMs: number;
   /** Failures and parked deliveries, in the process: a restart forgets them, as it forgets the ids. */
-  readonly parking: MemoryParkingLot;
+  readonly parking: ParkingLot;
   private readonly spanMs: number;
   private readonly maxIds: number;
   private readonly generationCap: number;
