@@ -81,7 +81,6 @@ class BoardDeliveryContext extends DeliveryScope implements BoardContext {
   readonly timestamp: number;
   readonly sequence: number;
   readonly boardId: string;
-  readonly origin: Origin;
 
   constructor(delivery: BoardDelivery, init: ScopeInit) {
     super(init);
@@ -90,7 +89,11 @@ class BoardDeliveryContext extends DeliveryScope implements BoardContext {
     this.timestamp = delivery.timestamp;
     this.sequence = delivery.sequence;
     this.boardId = delivery.boardId;
-    this.origin = originOf(delivery.event);
+  }
+
+  // Read from the event when a handler asks: most never do, and a delivery pays nothing for it.
+  get origin(): Origin {
+    return originOf(this.event);
   }
 }
 
