@@ -1,10 +1,11 @@
 import { attempt, claimDelivery, commitHandled, releaseClaim, storeUnavailable, type StoreFailure } from '../dedup/claim';
 import type { Failure, ParkedDelivery, ParkingLot, ParkReason } from '../dedup/parking-lot';
 import { SvcWebhookError } from '../errors';
+import { keptHeaders } from '../inbox/inbox-job';
 import type { Delivery } from '../internal/delivery';
 import { headerText } from '../internal/headers';
 import { textScrubber } from '../internal/log-redaction';
-import type { RequestAccess, RequestFacts } from '../internal/request-access';
+import type { RequestAccess } from '../internal/request-access';
 import { safeError } from '../internal/safe-error';
 import { isThenable } from '../internal/value-checks';
 import type { Arrival, Claimed } from './arrival';
@@ -64,7 +65,8 @@ function parkedRecord(c: AnyClaimed, reason: ParkReason, failure: Failure | unde
     ...(failure === undefined ? {} : { firstFailedAt: failure.firstAt }),
     attempts: failure?.attempts ?? 0,
     lastError,
-    headers: parkedHeaders(c.arrival.facts),
+    // svc's headers that rebuild the delivery, as an inbox job keeps them: never the signature.
+    headers: keptHeaders(c.arrival.facts),
     body: c.body,
   };
 }
@@ -112,19 +114,6 @@ async function park(c: AnyClaimed, record: ParkedDelivery): Promise<boolean> {
       : 'parked a delivery that kept failing, before svc drops it: fix the handler, then replay it with `svc-webhooks parked replay` or webhook.parked.replay()',
   );
   return true;
-}
-
-// svc's headers of both webhooks, without the signature: what a replay and a reader need.
-const KEPT_HEADERS = ['content-type', 'user-agent', 'x-svc-webhook-version', 'x-svc-event', 'x-svc-delivery', 'x-svc-timestamp'];
-
-/** The headers a parked delivery keeps: svc's own, never the signature. */
-function parkedHeaders(facts: RequestFacts): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = headerText(facts, name);
-    if (value !== undefined) kept[name] = value;
-  }
-  return kept;
 }
 
 /** The parked delivery to replay; 404 `not_parked` when there is none. */
