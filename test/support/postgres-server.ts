@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -56,19 +56,31 @@ export class PostgresServer {
     // fsync off: the data survives a killed server process (the OS keeps it), which is all the tests
     // need; synchronous_commit stays on, so an acknowledged COMMIT is in the WAL.
     args.push('-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'log_min_messages=fatal');
+    // Its FATAL lines go to a file in the data's directory, quoted when it fails to start.
+    const log = openSync(this.logPath, 'a');
     this.child = spawn(join(this.bin, 'postgres'), args, {
       ...this.owner,
-      stdio: 'ignore',
+      stdio: ['ignore', log, log],
       env: { PATH: process.env.PATH ?? '', LANG: 'C' },
     });
+    closeSync(log);
     const child = this.child;
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 30_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`postgres exited with code ${child.exitCode} while starting`);
+      if (child.exitCode !== null) throw new Error(`postgres exited with code ${child.exitCode} while starting: ${this.logTail()}`);
       if (await this.answers()) return;
-      if (Date.now() > deadline) throw new Error(`postgres did not start on port ${this.port}`);
+      if (Date.now() > deadline) throw new Error(`postgres did not start on port ${this.port}: ${this.logTail()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+  }
+
+  private get logPath(): string {
+    return join(this.dir, 'server.log');
+  }
+
+  private logTail(): string {
+    const text = existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').trim() : '';
+    return text === '' ? '(it logged nothing)' : text.split('\n').slice(-5).join(' | ');
   }
 
   /** A clean stop (fast shutdown: open transactions roll back); `resume()` brings it back with its data. */
@@ -142,6 +154,9 @@ export class PostgresServer {
     const child = this.child;
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
+    // A stopped postmaster forks no backend between the listing and the kill: one forked then would
+    // outlive it, holding the shared memory that a restart must find free.
+    if (signal === 'SIGKILL') process.kill(child.pid as number, 'SIGSTOP');
     const pids = this.serverPids();
     if (signal === 'SIGKILL') this.signalGroup(signal);
     else {
