@@ -14,6 +14,11 @@ export interface ParkingHarness {
   open(options?: LotOptions): Promise<{ readonly parking?: ParkingLot }>;
   /** A store whose server takes connections nowhere (a closed port), with this command timeout. */
   unreachable(commandTimeoutMs: number): Promise<{ readonly parking?: ParkingLot }>;
+  /**
+   * A store of a live server, with this command timeout, and how to freeze that server (SIGSTOP) and
+   * thaw it. A Redis Cluster has none: its nodes frozen past their node timeout fail over.
+   */
+  freezable?(commandTimeoutMs: number): Promise<{ store: { readonly parking?: ParkingLot }; freeze(): void; thaw(): void }>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -226,6 +231,38 @@ export function describeParkingLot(name: string, harness: ParkingHarness): void 
       }
     });
   });
+
+  const freezable = harness.freezable?.bind(harness);
+  if (freezable !== undefined)
+    describe(`${name}: a server that stops answering`, () => {
+      it('fails fast (rejects within the command timeout) while the server answers nothing, and recovers', async () => {
+        const { store, freeze, thaw } = await freezable(300);
+        const parking = lotOf(store);
+        await parking.noteFailure('warm-up', 1, 'e');
+        freeze();
+        try {
+          for (const call of [async () => parking.failure('warm-up'), async () => parking.park(parkedDelivery()), async () => parking.list()]) {
+            const started = Date.now();
+            await expect(call()).rejects.toThrow(/did not answer/);
+            expect(Date.now() - started).toBeLessThan(1500);
+          }
+        } finally {
+          thaw();
+        }
+        // A connection the timeout gave up on may take a moment to be replaced.
+        let attempts: number | undefined;
+        for (let i = 0; i < 50 && attempts === undefined; i++) {
+          attempts = await Promise.resolve()
+            .then(() => parking.failure('warm-up'))
+            .then(
+              (f) => f?.attempts,
+              () => undefined,
+            );
+          if (attempts === undefined) await sleep(100);
+        }
+        expect(attempts).toBe(1);
+      });
+    });
 
   describe(`${name}: options`, () => {
     it.each([
