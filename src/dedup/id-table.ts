@@ -41,10 +41,14 @@ function byteSwapped(word: number): number {
   return (((word & 0xff) << 24) | ((word & 0xff00) << 8) | ((word >>> 8) & 0xff00) | (word >>> 24)) >>> 0;
 }
 
-// Stryker disable next-line StringLiteral: without node:crypto the portable hash gives the same words (test/mutation/EQUIVALENT.core.md)
-const crypto = nodeBuiltin('node:crypto');
-// Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same words (test/mutation/EQUIVALENT.core.md)
-const hashWords: HashWords = crypto === undefined ? portableHashWords : nodeHashWords(crypto);
+// Picked on the first id that is not a UUID, not when the module loads (node:crypto takes about 10 ms).
+let hashWords: HashWords = (id, out) => {
+  // Stryker disable next-line StringLiteral: without node:crypto the portable hash gives the same words (test/mutation/EQUIVALENT.core.md)
+  const crypto = nodeBuiltin('node:crypto');
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: both give the same words (test/mutation/EQUIVALENT.core.md)
+  hashWords = crypto === undefined ? portableHashWords : nodeHashWords(crypto);
+  hashWords(id, out);
+};
 
 const MIN_CAPACITY = 1024;
 

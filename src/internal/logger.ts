@@ -1,3 +1,5 @@
+import type { ChildLoggerOptions, Logger } from 'pino';
+
 /**
  * The logger the library logs through and handlers get as `ctx.log`: pino's call shapes, so a pino
  * logger is one as it is. Any other logger (console, winston, bunyan) is wrapped: its lines go
@@ -147,6 +149,97 @@ export class GuardedLogger implements WebhookLogger {
 /** `logger` behind the guard (once: a guarded or the silent logger is returned as it is). */
 export function guarded(logger: WebhookLogger): WebhookLogger {
   return logger instanceof GuardedLogger || logger === SILENT_LOGGER ? logger : new GuardedLogger(logger);
+}
+
+/**
+ * Loads a logger when the event loop is next free after the first line logged through it, not when
+ * it is set up (where there is a Node process: the default logger's pino): loading pino takes about 25 ms, which would otherwise delay the first delivery's
+ * answer. Lines logged before then wait, in order, and are written by then (after the answer that
+ * logged them) or when the process exits; their `time` is when they are written.
+ */
+export class LoggerOnFirstLine {
+  private logger: Logger | undefined;
+  private readonly waiting: Array<() => void> = [];
+
+  /** `make` loads and builds the logger; `flushSync` writes what it holds before the process exits. */
+  constructor(private readonly make: () => { logger: Logger; flushSync(): void }) {}
+
+  /** The root logger's face: its children are loaded with it. */
+  root(): DeferredLogger {
+    return new DeferredLogger(this, (root) => root);
+  }
+
+  /** The logger, loaded now if it is not yet: every waiting line is written first. */
+  load(): Logger {
+    if (this.logger === undefined) {
+      const made = this.make();
+      this.logger = made.logger;
+      this.flushSync = made.flushSync;
+      process.off('exit', this.atExit);
+      for (const line of this.waiting.splice(0)) line();
+    }
+    return this.logger;
+  }
+
+  get loaded(): boolean {
+    return this.logger !== undefined;
+  }
+
+  wait(line: () => void): void {
+    if (this.waiting.push(line) > 1) return;
+    setImmediate(() => this.load());
+    process.once('exit', this.atExit);
+  }
+
+  private flushSync = (): void => undefined;
+
+  /** An exit before the loop turned (process.exit(), an uncaught exception) still writes the lines. */
+  private readonly atExit = (): void => {
+    this.load();
+    this.flushSync();
+  };
+}
+
+/** A logger of a LoggerOnFirstLine: pino's calls, made on the loaded logger or kept until it loads. */
+export class DeferredLogger implements WebhookLogger {
+  private logger: Logger | undefined;
+
+  constructor(
+    private readonly loader: LoggerOnFirstLine,
+    private readonly make: (root: Logger) => Logger,
+  ) {}
+
+  readonly debug: LogFn = (...args: unknown[]) => this.line('debug', args);
+  readonly info: LogFn = (...args: unknown[]) => this.line('info', args);
+  readonly warn: LogFn = (...args: unknown[]) => this.line('warn', args);
+  readonly error: LogFn = (...args: unknown[]) => this.line('error', args);
+
+  child(bindings: Record<string, unknown>, options?: ChildLoggerOptions): DeferredLogger {
+    return new DeferredLogger(this.loader, () => this.now().child(bindings, options));
+  }
+
+  flush(done?: (err?: Error) => void): void {
+    this.now().flush(done);
+  }
+
+  /** The loaded logger (loading it when it is not yet). */
+  now(): Logger {
+    return (this.logger ??= this.make(this.loader.load()));
+  }
+
+  private line(level: LogLevel, args: unknown[]): void {
+    if (this.loader.loaded) {
+      Reflect.apply(this.now()[level], this.now(), args);
+      return;
+    }
+    this.loader.wait(() => {
+      try {
+        Reflect.apply(this.now()[level], this.now(), args);
+      } catch {
+        // As the guard does: a line that fails is lost, not the lines after it.
+      }
+    });
+  }
 }
 
 /** `logger: false`: nothing is logged. */

@@ -1,6 +1,18 @@
 import pino, { type Logger } from 'pino';
 import { REDACT_PATHS, lineScrub, redactingLogOptions } from './log-redaction';
-import { SILENT_LOGGER, SinkLogger, consoleJsonSink, guarded, isLoggerLike, isPinoLogger, loggerSink, type LoggerLike, type WebhookLogger } from './logger';
+import {
+  DeferredLogger,
+  LoggerOnFirstLine,
+  SILENT_LOGGER,
+  SinkLogger,
+  consoleJsonSink,
+  guarded,
+  isLoggerLike,
+  isPinoLogger,
+  loggerSink,
+  type LoggerLike,
+  type WebhookLogger,
+} from './logger';
 import { kindOf } from './option-table';
 
 /** What the `logger` option takes: a pino logger, any object with info/warn/error, or false for none. */
@@ -27,22 +39,33 @@ export interface WebhookLoggers {
  */
 export const LOG_BATCH = { minLength: 4096, periodicFlush: 250 } as const;
 
-let defaultLogger: Logger | LoggerLike | undefined;
+let defaultLogger: DeferredLogger | LoggerLike | undefined;
 
 /**
- * pino to stdout where there is one (Node, Bun); elsewhere (Deno, Workers, Vercel Edge) JSON lines
+ * The logger of a webhook without the `logger` option, one per process: pino to stdout where there
+ * is one (Node, Bun), loaded after its first line; elsewhere (Deno, Workers, Vercel Edge) JSON lines
  * of the same shape through the console. On Deno, pino reads the host name and the environment,
  * which need `--allow-sys` and `--allow-env`; the console needs no permission.
  */
-function fallbackLogger(): Logger | LoggerLike {
+export function fallbackLogger(): DeferredLogger | LoggerLike {
   if (defaultLogger !== undefined) return defaultLogger;
   const stdout = (globalThis as { process?: { stdout?: { write?: unknown } } }).process?.stdout;
   const deno = typeof (globalThis as { Deno?: unknown }).Deno === 'object';
-  defaultLogger =
-    !deno && typeof stdout?.write === 'function' && typeof pino.destination === 'function'
-      ? pino({ name: 'svc-webhooks' }, pino.destination({ dest: 1, sync: false, ...(inWorkers() ? {} : LOG_BATCH) }))
-      : CONSOLE_DEFAULT;
+  defaultLogger = !deno && typeof stdout?.write === 'function' ? new LoggerOnFirstLine(() => pinoTo(1)).root() : CONSOLE_DEFAULT;
   return defaultLogger;
+}
+
+/** pino writing to `dest` (a file descriptor or path) in batches, and how to write a batch at exit. */
+export function pinoTo(dest: number | string): { logger: Logger; flushSync(): void } {
+  const destination = pino.destination({ dest, sync: false, ...(inWorkers() ? {} : LOG_BATCH) });
+  const flushSync = () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // Nothing written yet, or the file already closed.
+    }
+  };
+  return { logger: pino({ name: 'svc-webhooks' }, destination), flushSync };
 }
 
 const CONSOLE_DEFAULT: LoggerLike = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -68,7 +91,8 @@ export function checkLoggerOption(value: unknown, name: string): LoggerOption | 
 export function webhookLoggers(option: LoggerOption | undefined, webhook: 'board' | 'bot', secrets: readonly string[]): WebhookLoggers {
   if (option === false) return { logger: SILENT_LOGGER, lineLogger: SILENT_LOGGER, flush: () => Promise.resolve() };
   const parent = option ?? fallbackLogger();
-  if (isPinoLogger(parent)) {
+  if (parent instanceof DeferredLogger || isPinoLogger(parent)) {
+    // The default logger has pino's child() and flush() before pino is loaded.
     const pinoParent = parent as Logger;
     return {
       logger: guarded(pinoParent.child({ webhook }, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) })),
@@ -98,7 +122,8 @@ function flushPino(logger: Logger): Promise<void> {
 export function scrubbedLogger(option: LoggerOption | undefined, bindings: Record<string, unknown>, secrets: readonly string[]): WebhookLogger {
   if (option === false) return SILENT_LOGGER;
   const parent = option ?? fallbackLogger();
-  if (isPinoLogger(parent)) return guarded((parent as Logger).child(bindings, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) }));
+  if (parent instanceof DeferredLogger || isPinoLogger(parent))
+    return guarded((parent as Logger).child(bindings, { redact: REDACT_PATHS, ...redactingLogOptions(secrets) }));
   const sink = parent === CONSOLE_DEFAULT ? consoleJsonSink() : loggerSink(parent as LoggerLike);
   return guarded(new SinkLogger(sink, lineScrub(secrets), bindings));
 }

@@ -127,10 +127,13 @@ export function runtimeMac(): Mac | undefined {
   return subtle === undefined ? undefined : webMac(subtle);
 }
 
-const MAC = runtimeMac();
+// Picked on first use, not when the module loads: loading node:crypto takes about 10 ms, which an
+// import of the package need not pay (a webhook's setup makes its keys, so it pays it then).
+let picked: Mac | null | undefined;
 
 /** The runtime's HMAC; a runtime with neither node:crypto nor WebCrypto cannot verify deliveries. */
 export function mac(): Mac {
-  if (MAC === undefined) throw new TypeError('svc-webhooks: this runtime has neither node:crypto nor WebCrypto (crypto.subtle) to verify signatures with');
-  return MAC;
+  picked ??= runtimeMac() ?? null;
+  if (picked === null) throw new TypeError('svc-webhooks: this runtime has neither node:crypto nor WebCrypto (crypto.subtle) to verify signatures with');
+  return picked;
 }

@@ -153,6 +153,12 @@ describe('a log line', () => {
     });
   });
 
+  it('writes a Response by its status and scrubbed headers, and an object that only names itself Headers by its fields', () => {
+    const impostor = { [Symbol.toStringTag]: 'Headers', said: SECRET, kept: 'kept' };
+    const logged = line({ response: new Response(null, { status: 201, headers: { 'set-cookie': 'c=1' } }), impostor });
+    expect(logged).toEqual({ response: { status: 201, headers: { 'set-cookie': REDACTED } }, impostor: { said: REDACTED, kept: 'kept' } });
+  });
+
   it('writes a placeholder for an instance whose fields or toJSON throw', () => {
     class Hostile {
       get boom(): string {

@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { SILENT_LOGGER } from '../../../src/internal/logger';
-import { scrubbedLogger, webhookLoggers } from '../../../src/internal/webhook-loggers';
+import { DeferredLogger, SILENT_LOGGER } from '../../../src/internal/logger';
+import { LOG_BATCH, fallbackLogger, pinoTo, scrubbedLogger, webhookLoggers } from '../../../src/internal/webhook-loggers';
 
 const SECRET = 'the-configured-secret-0123456789';
 
@@ -79,6 +82,32 @@ describe('webhookLoggers', () => {
       throw new Error('no flush here');
     });
     await expect(webhookLoggers(parent, 'board', []).flush()).resolves.toBeUndefined();
+  });
+});
+
+describe('the default logger on Node', () => {
+  it('is one logger for the whole process, made without loading pino until it logs', () => {
+    const logger = fallbackLogger();
+    expect(logger).toBeInstanceOf(DeferredLogger);
+    expect(fallbackLogger()).toBe(logger);
+  });
+
+  it('writes pino lines in batches: nothing before a batch fills or the process exits, then every line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-log-'));
+    try {
+      const file = join(dir, 'out.log');
+      const { logger, flushSync } = pinoTo(file);
+      logger.info({ deliveryId: 'd' }, 'a line');
+      await new Promise((resolve) => setTimeout(resolve, 50)); // less than the batch's period
+      expect(readFileSync(file, 'utf8')).toBe('');
+      flushSync();
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ level: 30, name: 'svc-webhooks', deliveryId: 'd', msg: 'a line' });
+      logger.info('x'.repeat(LOG_BATCH.minLength));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
