@@ -65,13 +65,12 @@ function startupNote(r: NoteInputs): string {
     const first = (s.firstResponse ?? Number.NaN) - (s.listening ?? Number.NaN) - ((f.firstResponse ?? Number.NaN) - (f.listening ?? Number.NaN));
     return `+${fixed(d('firstResponse'), 0)} ms over its floor: ${fixed(d('loaded'), 0)} ms more to load its modules, ${fixed(built, 0)} ms to build the middleware, ${fixed(first, 0)} ms more than the floor on the first delivery`;
   };
-  const pino = coldLoad(r, 'pino-require');
   const rawBody = coldLoad(r, 'raw-body-require');
   return (
     `The installed package, on Express 5: ${parts('svc-board-express', 'express-floor')}; on node:http: ${parts('svc-board-node', 'node-floor')}. ` +
-    `Loading means dist/index.js (${fixed(coldLoad(r, 'svc-require'), 0)} ms for require('svc-webhooks') in the cold-load table, node:crypto's load included, which the floors pay on their first delivery); building the middleware loads pino for the default logger (${fixed(pino, 0)} ms alone in the cold-load table) and the schema validators (a 200 KB file); the first delivery loads raw-body (${fixed(rawBody, 0)} ms alone) and runs the pipeline's code for the first time. ` +
-    `pino and raw-body, the chosen dependencies, take ${fixed(pino + rawBody, 0)} ms of the 25 ms the target allows over the floor, so with them it cannot be met unless their loads leave the path to the first answer. ` +
-    `What would close it: the default logger made on its first line, written after the first answer (src/internal/webhook-loggers.ts makes it at setup); a Node body reader without raw-body's dependencies (http-errors, iconv-lite); on Node 22, the module compile cache (NODE_COMPILE_CACHE), which Node 20 lacks.`
+    `Loading means dist/index.js (${fixed(coldLoad(r, 'svc-require'), 0)} ms for require('svc-webhooks') in the cold-load table). Building the middleware reads the schema validators (a 200 KB file) and loads node:crypto for the secret's key, which the floors load on their first delivery. pino is off the path: the default logger loads it once the event loop turns after its first line, so after the first answer (${fixed(coldLoad(r, 'pino-require'), 0)} ms alone in the cold-load table). ` +
+    `The first delivery loads raw-body (${fixed(rawBody, 0)} ms alone, most of it its dependencies http-errors and iconv-lite) and runs the pipeline's code for the first time. raw-body, a chosen dependency, takes that much of the 25 ms the target allows over the floor. ` +
+    `What would close it: a Node body reader without raw-body's dependencies; on Node 22, the module compile cache (NODE_COMPILE_CACHE), which Node 20 lacks.`
   );
 }
 
@@ -120,6 +119,13 @@ function inboxNote(r: NoteInputs): string {
   );
 }
 
+function deliveryPathNote(): string {
+  return (
+    `\`npx tsx bench/delivery-path.ts --list\` names each file and the functions that ran. Besides the pipeline's own steps (the adapter, capture, verify, parse, validate, de-dup, route, report), the path runs five shared helpers of src/internal/ (headers, logger, path-pattern, request-scope, value-checks): the import rule makes the stages siblings, so what two stages use lives there, and each counts as a file. ` +
+    `What would close it: one file per step, as the issue asks: the claim's calls in dedup/claim.ts folded into the store's class, the three files of the validate stage into one per webhook, and the context's classes (route/delivery-route.ts, route/delivery-scope.ts) into route/dispatch.ts. Each of those files is shared with the bot webhook, the inbox worker and the other stores, so the move is a restructure of the core, every moved line mutated again.`
+  );
+}
+
 const NOTES: ReadonlyArray<[RegExp, (r: NoteInputs) => string]> = [
   [/ahead of @octokit\/webhooks at 250 KB/, largeVsOctokit],
   [/inside Express|the default mount \(board|the default Express mount level/, insideExpress],
@@ -129,6 +135,7 @@ const NOTES: ReadonlyArray<[RegExp, (r: NoteInputs) => string]> = [
   [/cold load of svc-webhooks/, coldLoadNote],
   [/Fetch handler \(createWebHandler\)/, fetchNote],
   [/inbox mode: time to 2xx/, inboxNote],
+  [/passes ≤ \d+ files of src/, deliveryPathNote],
 ];
 
 export function closingNotes(r: NoteInputs): string {
