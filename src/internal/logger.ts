@@ -153,9 +153,10 @@ export function guarded(logger: WebhookLogger): WebhookLogger {
 
 /**
  * Loads a logger when the event loop is next free after the first line logged through it, not when
- * it is set up (where there is a Node process: the default logger's pino): loading pino takes about 25 ms, which would otherwise delay the first delivery's
- * answer. Lines logged before then wait, in order, and are written by then (after the answer that
- * logged them) or when the process exits; their `time` is when they are written.
+ * it is set up: the default logger's pino, whose load (about 25 ms) would otherwise delay the first
+ * delivery's answer. Lines logged before then wait, in order, and are written then (after the
+ * answer that logged them) or when the process exits; their `time` is when they are written. It
+ * needs a Node process (Node, Bun), as pino's destination does.
  */
 export class LoggerOnFirstLine {
   private logger: Logger | undefined;
@@ -228,17 +229,20 @@ export class DeferredLogger implements WebhookLogger {
   }
 
   private line(level: LogLevel, args: unknown[]): void {
-    if (this.loader.loaded) {
-      Reflect.apply(this.now()[level], this.now(), args);
-      return;
-    }
-    this.loader.wait(() => {
-      try {
-        Reflect.apply(this.now()[level], this.now(), args);
-      } catch {
-        // As the guard does: a line that fails is lost, not the lines after it.
-      }
-    });
+    if (this.loader.loaded) this.write(level, args);
+    else
+      this.loader.wait(() => {
+        try {
+          this.write(level, args);
+        } catch {
+          // As the guard does: a line that fails is lost, not the lines after it.
+        }
+      });
+  }
+
+  private write(level: LogLevel, args: unknown[]): void {
+    const logger = this.now();
+    Reflect.apply(logger[level], logger, args);
   }
 }
 
