@@ -157,6 +157,8 @@ describe('a local receiver that is down, and the bots', () => {
   let local: Proc;
   let port: number;
   let steady: Proc;
+  // The relay's sequence number of the last delivery the listener forwarded.
+  let forwarded: number | undefined;
 
   beforeAll(async () => {
     local = receiver(DEV_SECRET);
@@ -179,9 +181,12 @@ describe('a local receiver that is down, and the bots', () => {
     ]);
     expect(accepted(local)[1]!.body.equals(Buffer.from(two.body))).toBe(true);
     expect(relay.stdout).toContain(`bot ${BOT_2} messageCreate ${two.id}`);
+    forwarded = two.seq;
   });
 
   test('the cursor holds while it is down, one notice for all, and then everything arrives in order, once', async () => {
+    // The listener saves its cursor after the receiver's answer: wait until it has saved the last one.
+    await waitFor('the cursor at the last delivery forwarded', () => forwarded !== undefined && cursorOf('steady') === forwarded);
     const before = cursorOf('steady');
     await end(local);
     const missed: Sent[] = [];
