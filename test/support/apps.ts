@@ -16,10 +16,10 @@ export function appWith(expressLib: typeof express5, ...middleware: Middleware[]
   return app;
 }
 
-/** A logger that keeps its lines in memory, so tests can read what was logged. */
-export function memoryLogger(): { logger: pino.Logger; lines: Array<Record<string, any>>; text: () => string } {
+/** A logger that keeps its lines in memory, so tests can read what was logged; `options` add to level debug. */
+export function memoryLogger(options: pino.LoggerOptions = {}): { logger: pino.Logger; lines: Array<Record<string, any>>; text: () => string } {
   const chunks: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (s: string) => void chunks.push(s) });
+  const logger = pino({ level: 'debug', ...options }, { write: (s: string) => void chunks.push(s) });
   return {
     logger,
     get lines() {

@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { childDropping } from '../../../src/internal/log-redaction';
 import { LoggerOnFirstLine, SinkLogger, consoleJsonSink, isLoggerLike, isPinoLogger, loggerSink, type LineScrub } from '../../../src/internal/logger';
+import { memoryLogger } from '../../support/apps';
 
 const KEEP: LineScrub = { fields: (f) => f, message: (m) => m };
 
@@ -152,13 +152,6 @@ describe('LoggerOnFirstLine: the default logger, loaded after its first line ins
   const SECRET = 'a-board-secret-0123456789abcdef';
 
   function loader() {
-    const lines: Array<Record<string, unknown>> = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
     const flushSync = jest.fn();
     // A logger whose line 'throws' throws, as a user's hook or a broken stream can.
     const hooks = {
@@ -167,14 +160,15 @@ describe('LoggerOnFirstLine: the default logger, loaded after its first line ins
         method.apply(this, args);
       },
     };
-    const make = jest.fn(() => ({ logger: pino({ level: 'debug', name: 'svc-webhooks', hooks }, stream), flushSync }));
-    return { onFirstLine: new LoggerOnFirstLine(make), make, lines, flushSync };
+    const log = memoryLogger({ name: 'svc-webhooks', hooks });
+    const make = jest.fn(() => ({ logger: log.logger, flushSync }));
+    return { onFirstLine: new LoggerOnFirstLine(make), make, log, flushSync };
   }
 
   const turn = () => new Promise((resolve) => setImmediate(resolve));
 
   it('makes nothing until a line is logged, and then only when the event loop turns', async () => {
-    const { onFirstLine, make, lines } = loader();
+    const { onFirstLine, make, log } = loader();
     const root = onFirstLine.root();
     const child = root.child({ webhook: 'board' });
     expect(make).not.toHaveBeenCalled();
@@ -182,11 +176,11 @@ describe('LoggerOnFirstLine: the default logger, loaded after its first line ins
     expect(make).not.toHaveBeenCalled();
     await turn();
     expect(make).toHaveBeenCalledTimes(1);
-    expect(lines).toEqual([expect.objectContaining({ webhook: 'board', deliveryId: 'd1', msg: 'first', level: 30 })]);
+    expect(log.lines).toEqual([expect.objectContaining({ webhook: 'board', deliveryId: 'd1', msg: 'first', level: 30 })]);
   });
 
   it('writes the lines logged before it loaded in their order, each by its own logger, and later lines at once', async () => {
-    const { onFirstLine, lines, make } = loader();
+    const { onFirstLine, log, make } = loader();
     const root = onFirstLine.root();
     const board = root.child({ webhook: 'board' });
     const bot = root.child({ webhook: 'bot' });
@@ -195,34 +189,34 @@ describe('LoggerOnFirstLine: the default logger, loaded after its first line ins
     root.debug('three');
     // Every argument passes, as pino takes them (`%s` from those after the message).
     (board.info as (...args: unknown[]) => void)('%s interpolated', 'four');
-    expect(lines).toHaveLength(0);
+    expect(log.lines).toHaveLength(0);
     await turn();
-    expect(lines.map((l) => [l.msg, l.webhook, l.level])).toEqual([
+    expect(log.lines.map((l) => [l.msg, l.webhook, l.level])).toEqual([
       ['one', 'board', 40],
       ['two', 'bot', 50],
       ['three', undefined, 20],
       ['four interpolated', 'board', 30],
     ]);
     board.info('five');
-    expect(lines.at(-1)).toMatchObject({ msg: 'five', webhook: 'board' });
+    expect(log.lines.at(-1)).toMatchObject({ msg: 'five', webhook: 'board' });
     expect(make).toHaveBeenCalledTimes(1);
   });
 
   it('loads at once when flushed, writing what waits first', async () => {
-    const { onFirstLine, lines } = loader();
+    const { onFirstLine, log } = loader();
     const logger = onFirstLine.root().child({ webhook: 'board' });
     logger.info('waiting');
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
-    expect(lines.map((l) => l.msg)).toEqual(['waiting']);
+    expect(log.lines.map((l) => l.msg)).toEqual(['waiting']);
   });
 
   it('writes the waiting lines and flushes synchronously when the process exits before the loop turns', () => {
-    const { onFirstLine, lines, flushSync } = loader();
+    const { onFirstLine, log, flushSync } = loader();
     const before = process.listenerCount('exit');
     onFirstLine.root().info('before exit');
     expect(process.listenerCount('exit')).toBe(before + 1);
     process.emit('exit', 0);
-    expect(lines.map((l) => l.msg)).toEqual(['before exit']);
+    expect(log.lines.map((l) => l.msg)).toEqual(['before exit']);
     expect(flushSync).toHaveBeenCalledTimes(1);
     expect(process.listenerCount('exit')).toBe(before);
   });
@@ -237,21 +231,21 @@ describe('LoggerOnFirstLine: the default logger, loaded after its first line ins
   });
 
   it('loses only a line that throws while waiting, not those after it', async () => {
-    const { onFirstLine, lines } = loader();
+    const { onFirstLine, log } = loader();
     const root = onFirstLine.root();
     root.info('throws');
     root.info('kept');
     await turn();
-    expect(lines.map((l) => l.msg)).toEqual(['kept']);
+    expect(log.lines.map((l) => l.msg)).toEqual(['kept']);
   });
 
   it("drops a verifying board's secret from a handler's child (ctx.log) before and after it loads", async () => {
-    const { onFirstLine, lines } = loader();
+    const { onFirstLine, log } = loader();
     const root = onFirstLine.root().child({ webhook: 'board' });
     childDropping(root, { deliveryId: 'd' }, [SECRET]).info(`quoted ${SECRET}`);
     await turn();
     childDropping(root, { deliveryId: 'e' }, [SECRET]).warn({ detail: SECRET }, 'again');
-    expect(lines.map((l) => l.deliveryId)).toEqual(['d', 'e']);
-    expect(JSON.stringify(lines)).not.toContain(SECRET);
+    expect(log.lines.map((l) => l.deliveryId)).toEqual(['d', 'e']);
+    expect(JSON.stringify(log.lines)).not.toContain(SECRET);
   });
 });
