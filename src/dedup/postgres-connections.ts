@@ -71,11 +71,17 @@ export function giveBackWhenSettled(
     });
 }
 
-/** A pool of the store's own, tuned to fail fast: for `connectionString`. */
-export function createPool(connectionString: string, timeoutMs: number): PostgresPool {
+/**
+ * A pool of the store's own, for `connectionString`. Callers give up on a connection at their
+ * deadline (and the store hands a late one back), but the attempt itself runs on for up to
+ * `connectBoundMs`: aborting it at the deadline would make a server slow to open connections (just
+ * restarted, cold, loaded) face a new attempt from every caller, each aborted in turn, a storm that
+ * keeps it from ever catching up.
+ */
+export function createPool(connectionString: string, connectBoundMs: number): PostgresPool {
   // An optional peer dependency: only users of `connectionString` need pg installed.
   const { Pool } = require('pg') as typeof import('pg');
-  const pool = new Pool({ connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
+  const pool = new Pool({ connectionString, connectionTimeoutMillis: connectBoundMs, keepAlive: true });
   // An idle connection that the server drops is an error event; the next statement reconnects or fails closed (503).
   pool.on('error', () => undefined);
   return pool;

@@ -20,7 +20,7 @@ export type { PooledSqlClient, PostgresPool } from './postgres-connections';
 export interface PostgresStoreOptions {
   /** A node-postgres `Pool`. The store does not close it; give it an `error` listener (pg requires one for idle clients). */
   pool?: PostgresPool;
-  /** A connection string (`postgres://user@host/db`): the store creates a pool tuned to fail fast, and closes it on `close()`. */
+  /** A connection string (`postgres://user@host/db`): the store creates a pool of its own, and closes it on `close()`. */
   connectionString?: string;
   /** The table made by the migration (`svc-webhooks postgres migrate`): `name` or `schema.name`. Default `svc_webhook_deliveries`. */
   table?: string;
@@ -48,7 +48,8 @@ const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 const PRUNE_BATCH = 1000;
 const UNDEFINED_TABLE = '42P01';
-// A connection whose statement timed out is kept this many command timeouts for it to settle.
+// A connection whose statement timed out is kept this many command timeouts for it to settle, and
+// a connection attempt of the store's own pool runs on as long.
 const SETTLE_FACTOR = 10;
 
 /**
@@ -101,7 +102,7 @@ export class PostgresStore implements DeliveryStore {
     });
     this.logger = read.logger;
     this.ownsPool = read.pool === undefined;
-    this.pool = (read.pool as PostgresPool | undefined) ?? createPool(read.connectionString!, this.timeoutMs);
+    this.pool = (read.pool as PostgresPool | undefined) ?? createPool(read.connectionString!, this.timeoutMs * SETTLE_FACTOR);
     this.pruneTimer = setInterval(() => void this.pruneQuietly(), read.pruneIntervalMs);
     this.pruneTimer.unref();
   }

@@ -150,7 +150,7 @@ export const POSTGRES_STORE_OPTIONS = {
     methods: ['connect'],
   }),
   connectionString: stringOption({
-    doc: 'A connection string: the store creates a pool tuned to fail fast, and closes it on `close()`.',
+    doc: 'A connection string: the store creates a pool of its own, and closes it on `close()`.',
     default: undefined,
     bounds: 'this or `pool` (exactly one)',
   }),

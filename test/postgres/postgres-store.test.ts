@@ -238,6 +238,25 @@ describe('postgresStore: an unreachable or hung database', () => {
     expect((await s.claim(randomUUID(), 10_000)).state).toBe('claimed');
   });
 
+  it('keeps a connection the frozen server opens after its caller gave up: it joins the pool and serves the next claim', async () => {
+    const name = `late-${randomUUID().slice(0, 8)}`;
+    const backends = async () =>
+      Number((await db.server.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [name]))[0]!.n);
+    const s = store({ connectionString: `${db.server.url}?application_name=${name}`, commandTimeoutMs: 300 });
+    db.server.pause();
+    try {
+      await expect(s.claim(randomUUID(), 10_000)).rejects.toThrow(/connect/);
+      // Past the caller's deadline: an attempt aborted there would be gone before the server wakes.
+      await sleep(600);
+    } finally {
+      db.server.unpause();
+    }
+    for (let i = 0; i < 100 && (await backends()) === 0; i++) await sleep(50);
+    expect(await backends()).toBe(1);
+    expect((await s.claim(randomUUID(), 10_000)).state).toBe('claimed');
+    expect(await backends()).toBe(1);
+  });
+
   it('fails at once while the server is stopped, and works again after it restarts', async () => {
     const s = store({ commandTimeoutMs: 1000 });
     const id = randomUUID();

@@ -55,8 +55,8 @@ export class PostgresServer {
     const args = ['-D', join(this.dir, 'data'), '-p', String(this.port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${this.dir}`];
     // fsync off: the data survives a killed server process (the OS keeps it), which is all the tests
     // need; synchronous_commit stays on, so an acknowledged COMMIT is in the WAL.
-    args.push('-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'log_min_messages=fatal');
-    // Its FATAL lines go to a file in the data's directory, quoted when it fails to start.
+    args.push('-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'log_min_messages=log');
+    // Its log goes to a file beside the data, quoted when it fails to start.
     const log = openSync(this.logPath, 'a');
     this.child = spawn(join(this.bin, 'postgres'), args, {
       ...this.owner,
@@ -78,9 +78,13 @@ export class PostgresServer {
     return join(this.dir, 'server.log');
   }
 
+  /** The server's last lines, leaving out the refusals of connections made while it starts. */
   private logTail(): string {
     const text = existsSync(this.logPath) ? readFileSync(this.logPath, 'utf8').trim() : '';
-    return text === '' ? '(it logged nothing)' : text.split('\n').slice(-5).join(' | ');
+    const lines = text === '' ? [] : text.split('\n');
+    const told = lines.filter((l) => !STARTING.test(l));
+    if (told.length === 0) return '(it logged nothing)';
+    return `${told.slice(-8).join(' | ')} (and ${lines.length - told.length} lines refusing connections while it started)`;
   }
 
   /** A clean stop (fast shutdown: open transactions roll back); `resume()` brings it back with its data. */
@@ -169,6 +173,9 @@ export class PostgresServer {
     await waitForExit(pids);
   }
 }
+
+// What postgres logs for each connection it refuses while it starts or recovers.
+const STARTING = /(FATAL: +the database system is (starting up|not yet accepting connections|in recovery mode)|DETAIL: +Consistent recovery state)/;
 
 interface Owner {
   readonly uid: number;
