@@ -7,7 +7,7 @@
  * two later. Nothing is sent beyond this machine, and no token is printed.
  */
 import type { Logger } from 'pino';
-import { SvcClient } from '../src';
+import { SvcClient } from '../src/client';
 import { createFakeSvc } from '../src/testing';
 
 /** The public origin the webhooks are registered at; the emulator forwards it to the server. */

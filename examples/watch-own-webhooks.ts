@@ -14,7 +14,8 @@
  * Without SVC_BASE_URL and a token nothing is watched, and the inspector's panel says how to start.
  */
 import type { Logger } from 'pino';
-import { SvcClient, watchWebhooks, type WatchOptions, type WebhookWatcher } from '../src';
+import { SvcClient } from '../src/client';
+import { watchWebhooks, type WatchOptions, type WebhookWatcher } from '../src/watch';
 
 export interface OwnSecrets {
   readonly board: string;

@@ -1,8 +1,8 @@
 // `npm run build` (and `prepack`): builds dist/ from src/.
 //
-// - dist/index.js, dist/testing/index.js, dist/cli/main.js: one CommonJS bundle per entry point
+// - dist/index.js, dist/{testing,client,watch}/index.js, dist/cli/main.js: one CommonJS bundle per entry point
 //   (esbuild), with a source map that points at the shipped src/ files.
-// - dist/index.mjs, dist/testing/index.mjs: their ESM faces over the same bundle, so that import and
+// - dist/index.mjs, dist/{testing,client,watch}/index.mjs: their ESM faces over the same bundle, so that import and
 //   require share one module instance (an error class is the same class from both).
 // - Optional parts (LAZY_FILES: the Redis and PostgreSQL stores, the inbox, the setup client, the
 //   schema validators) are bundles of their own, required the first time one of their exports is
@@ -30,6 +30,8 @@ const { webBundleOptions } = createRequire(import.meta.url)('./web-bundle.cjs');
 const ENTRIES = [
   { path: 'index', esm: true },
   { path: 'testing/index', esm: true },
+  { path: 'client/index', esm: true },
+  { path: 'watch/index', esm: true },
   { path: 'cli/main', esm: false },
 ];
 

@@ -43,8 +43,8 @@ function write(dir, files) {
 // The receiver every consumer runs: two lines (make it, serve it); the rest sends it one signed ping.
 const RECEIVER = {
   imports: {
-    esm: "import { createServer } from 'node:http';\nimport { createNodeHandler, svcBoardWebhook } from 'svc-webhooks';\nimport { boardEvent, signBoardEvent, silentLogger } from 'svc-webhooks/testing';\n",
-    cjs: "const { createServer } = require('node:http');\nconst { createNodeHandler, svcBoardWebhook } = require('svc-webhooks');\nconst { boardEvent, signBoardEvent, silentLogger } = require('svc-webhooks/testing');\n",
+    esm: "import { createServer } from 'node:http';\nimport { createNodeHandler, svcBoardWebhook } from 'svc-webhooks';\nimport { boardEvent, signBoardEvent, silentLogger } from 'svc-webhooks/testing';\nimport { webhookSecretProblem } from 'svc-webhooks/client';\nimport { watchWebhooks } from 'svc-webhooks/watch';\n",
+    cjs: "const { createServer } = require('node:http');\nconst { createNodeHandler, svcBoardWebhook } = require('svc-webhooks');\nconst { boardEvent, signBoardEvent, silentLogger } = require('svc-webhooks/testing');\nconst { webhookSecretProblem } = require('svc-webhooks/client');\nconst { watchWebhooks } = require('svc-webhooks/watch');\n",
   },
   body: (ts) => `
 const secret = 'consumer-project-secret-0123456789';
@@ -66,6 +66,8 @@ export function typesAreLoaded(): void {
   });
   // @ts-expect-error the signing helpers need a secret
   signBoardEvent(boardEvent('ping'), {});
+  // @ts-expect-error the watcher needs its options
+  watchWebhooks();
 }
 `
     : ''
@@ -75,6 +77,11 @@ server.listen(0, '127.0.0.1', async () => {
   const signed = signBoardEvent(boardEvent('ping'), { secret });
   const res = await fetch(\`http://127.0.0.1:\${port}/webhooks/board\`, { method: 'POST', headers: signed.headers, body: signed.body });
   server.close();
+  // The sub-paths: the setup client's checks and the watcher.
+  if (webhookSecretProblem(secret) !== undefined || webhookSecretProblem('short') === undefined || typeof watchWebhooks !== 'function') {
+    console.error('svc-webhooks/client or svc-webhooks/watch did not load');
+    process.exit(1);
+  }
   if (res.status !== 200 || handled !== 1) {
     console.error(\`expected 200 and one handled ping, got \${res.status} and \${handled}: \${await res.text()}\`);
     process.exit(1);
@@ -147,9 +154,19 @@ function checkTarball(files) {
     'dist/testing/index.mjs',
     'dist/testing/index.d.ts',
     'dist/testing/index.d.mts',
+    'dist/client/index.js',
+    'dist/client/index.mjs',
+    'dist/client/index.d.ts',
+    'dist/client/index.d.mts',
+    'dist/watch/index.js',
+    'dist/watch/index.mjs',
+    'dist/watch/index.d.ts',
+    'dist/watch/index.d.mts',
     'dist/cli/main.js',
     'bin/svc-webhooks.js',
     'testing/package.json',
+    'client/package.json',
+    'watch/package.json',
     'schemas/board-webhook-event.schema.json',
     'sql/postgres-store.sql',
   ];
@@ -238,7 +255,7 @@ try {
       if (existsSync(join(dir, 'node_modules', '@opentelemetry', 'api'))) throw new Error('@opentelemetry/api was installed although it is an optional peer');
       run(process.execPath, [join(dir, 'node_modules', '.bin', 'svc-webhooks'), '--help'], dir);
     }
-    console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery`);
+    console.log(`  ${consumer.name}: installed, ${consumer.ts ? 'type-checked, ' : ''}received a signed delivery, loaded svc-webhooks/client and /watch`);
   }
   // Installed from git, as `npm install <git url>` does: npm clones, installs the dev dependencies,
   // runs `prepare` (the build) and packs. It installs the last commit, not uncommitted changes.

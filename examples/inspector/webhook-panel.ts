@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Request, Response } from 'express';
-import type { WebhookStatus } from '../../src';
+import type { WebhookStatus } from '../../src/watch';
 import type { DeliveryInspector } from './delivery-inspector';
 
 /** What the panel reads: a watcher, or why there is none. */

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../../src';
+import { redactSecrets } from '../../src/client';
 import { boardEvent, botUpdate, signBoardEvent, signBotUpdate } from '../../src/testing';
 import { runCli, tempFiles } from './run-cli';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SvcClient } from '../../src';
+import { SvcClient } from '../../src/client';
 import { startReceiver, BOARD_SECRET } from '../emulator/receiver';
 import { freePort, waitUntil, canConnect } from '../support/net';
 import { runCli } from './run-cli';

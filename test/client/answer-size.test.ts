@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SvcClient, SvcClientError } from '../../src';
+import { SvcClient, SvcClientError } from '../../src/client';
 import { MAX_ANSWER_BYTES } from '../../src/client/bounded-text';
 
 const ANSWER_BYTES = 4 * MAX_ANSWER_BYTES;

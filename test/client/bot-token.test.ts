@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { botTokenProblem, isBotToken, parseBotToken } from '../../src';
+import { botTokenProblem, isBotToken, parseBotToken } from '../../src/client';
 
 const ID = '0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e';
 const SECRET = 'abc123XYZ_-0123456789abcdefghijklmnopqrstuv'; // 43 characters

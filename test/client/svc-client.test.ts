@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
 import express from 'express';
-import { SvcClient, SvcClientError, svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
+import { svcBoardWebhook, type BoardWebhookMiddleware } from '../../src';
+import { SvcClient, SvcClientError } from '../../src/client';
 import { createFakeSvc, silentLogger, type FakeSvc } from '../../src/testing';
 import { listen } from '../cli/listen';
 

@@ -1,4 +1,4 @@
-import { checkWebhookSecret, checkWebhookUrl, isSvcClientError, webhookSecretProblem, webhookUrlProblem } from '../../src';
+import { checkWebhookSecret, checkWebhookUrl, isSvcClientError, webhookSecretProblem, webhookUrlProblem } from '../../src/client';
 import { isLoopbackHost } from '../../src/client/webhook-url';
 
 describe('webhookUrlProblem', () => {

@@ -31,7 +31,12 @@ const OPTIONS: ts.CompilerOptions = {
   resolveJsonModule: true,
   noEmit: true,
   baseUrl: root,
-  paths: { 'svc-webhooks': ['src/index.ts'], 'svc-webhooks/testing': ['src/testing/index.ts'] },
+  paths: {
+    'svc-webhooks': ['src/index.ts'],
+    'svc-webhooks/testing': ['src/testing/index.ts'],
+    'svc-webhooks/client': ['src/client/index.ts'],
+    'svc-webhooks/watch': ['src/watch/index.ts'],
+  },
 };
 
 /**

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
+import { asUserWritesIt, codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
 
 /** The comment on the line before a block. */
 function marker(block: CodeBlock): string {
@@ -17,14 +17,6 @@ function runsAs(block: CodeBlock): string | undefined {
 /** A `node:test` file run with `tsx --test`: `<!-- runs with tsx --test as test/docs/node-test/x.ts -->`. */
 function runsWithNodeTest(block: CodeBlock): string | undefined {
   return /^<!-- runs with tsx --test as (\S+) -->$/.exec(marker(block))?.[1];
-}
-
-/** A test file as a user would write it: the package's names instead of the paths to the sources. */
-function asUserWritesIt(file: string): string {
-  return readFileSync(join(root, file), 'utf8')
-    .replace(/from '(?:\.\.\/)+src\/testing'/g, "from 'svc-webhooks/testing'")
-    .replace(/from '(?:\.\.\/)+src'/g, "from 'svc-webhooks'")
-    .trim();
 }
 
 const blocks = documentationFiles()

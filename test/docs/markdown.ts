@@ -20,6 +20,14 @@ export function read(file: string): string {
   return readFileSync(join(root, file), 'utf8');
 }
 
+/** A test file as a user would write it: the package's names instead of the paths to the sources. */
+export function asUserWritesIt(file: string): string {
+  return readFileSync(join(root, file), 'utf8')
+    .replace(/from '(?:\.\.\/)+src\/(testing|client|watch)'/g, "from 'svc-webhooks/$1'")
+    .replace(/from '(?:\.\.\/)+src'/g, "from 'svc-webhooks'")
+    .trim();
+}
+
 export interface CodeBlock {
   readonly file: string;
   /** The line of the opening fence, 1-based. */

@@ -1,19 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
+import { asUserWritesIt, codeBlocks, documentationFiles, read, root, type CodeBlock } from './markdown';
 
 /** The file a block says it runs as under node:test: `<!-- runs with node --test as test/docs/examples/x.node.ts -->`. */
 function runsWithNodeTest(block: CodeBlock): string | undefined {
   const before = read(block.file).split('\n')[block.line - 2] ?? '';
   return /^<!-- runs with node --test as (\S+) -->$/.exec(before.trim())?.[1];
-}
-
-function asUserWritesIt(file: string): string {
-  return readFileSync(join(root, file), 'utf8')
-    .replace(/from '(?:\.\.\/)+src\/testing'/g, "from 'svc-webhooks/testing'")
-    .replace(/from '(?:\.\.\/)+src'/g, "from 'svc-webhooks'")
-    .trim();
 }
 
 /** A block run under `tsx --test` instead (test/docs/examples.test.ts checks those). */

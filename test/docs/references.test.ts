@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { boardEventTypes, botEventKinds, clientErrorCodes, errorStatus } from '../../src';
+import { boardEventTypes, botEventKinds, errorStatus } from '../../src';
+import { clientErrorCodes } from '../../src/client';
 import { codeBlocks, headings, read, root, type Heading } from './markdown';
 
 /** The `### \`name\`` headings under the `## …` heading that starts with `part`, with their text. */

@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeHandler, SvcClient, svcBoardWebhook, svcBotWebhook } from '../../src';
+import { createNodeHandler, svcBoardWebhook, svcBotWebhook } from '../../src';
+import { SvcClient } from '../../src/client';
 import { createFakeSvc, signBotUpdate, botUpdate, type FakeSvc } from '../../src/testing';
 import { silentLogger } from '../support/apps';
 

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { createNodeHandler, svcBoardWebhook, watchWebhooks, SvcClient, type BoardWebhookMiddleware, type LoggerLike } from '../../src';
+import { createNodeHandler, svcBoardWebhook, type BoardWebhookMiddleware, type LoggerLike } from '../../src';
+import { SvcClient } from '../../src/client';
+import { watchWebhooks } from '../../src/watch';
 import { expressVersions } from '../support/apps';
 import { EmulatedWebhooks } from '../watch/emulated-webhooks';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';

@@ -7,7 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeHandler, redisStore, SvcClient, svcBoardWebhook, watchWebhooks } from '../../src';
+import { createNodeHandler, redisStore, svcBoardWebhook } from '../../src';
+import { SvcClient } from '../../src/client';
+import { watchWebhooks } from '../../src/watch';
 import { createFakeSvc, silentLogger } from '../../src/testing';
 import { eventually, redisSuite } from '../support/inbox';
 

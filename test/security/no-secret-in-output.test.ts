@@ -14,7 +14,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import express from 'express';
 import pino from 'pino';
 import type { WebhookLogger } from '../../src/internal/logger';
-import { createNodeHandler, memoryStore, SvcClient, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
+import { createNodeHandler, memoryStore, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
+import { SvcClient } from '../../src/client';
 import { createFakeSvc } from '../../src/testing';
 import { deliveryInspector } from '../../examples/inspector/delivery-inspector';
 import { runCli, tempFiles } from '../cli/run-cli';

@@ -1,4 +1,4 @@
-import { SvcClientError } from '../../src';
+import { SvcClientError } from '../../src/client';
 import { classify, DISABLE_AFTER_MS, displayUrl, type Observation } from '../../src/watch/classify-state';
 import type { WebhookStatus } from '../../src/watch/watch-types';
 

@@ -1,4 +1,5 @@
-import { SvcClientError, watchWebhooks, type WatchClient } from '../../src';
+import { SvcClientError } from '../../src/client';
+import { watchWebhooks, type WatchClient } from '../../src/watch';
 import { memoryLogger } from '../support/apps';
 import type { StateTimeFormat } from '../../src/testing';
 import type { Fault } from './emulated-webhooks';

@@ -1,5 +1,6 @@
 /** A watcher against the emulated svc over loopback HTTP, with its changes and log lines kept. */
-import { SvcClient, watchWebhooks, type WatchOptions, type WebhookChange, type WebhookWatcher } from '../../src';
+import { SvcClient } from '../../src/client';
+import { watchWebhooks, type WatchOptions, type WebhookChange, type WebhookWatcher } from '../../src/watch';
 import type { FakeSvcOptions } from '../../src/testing';
 import { memoryLogger } from '../support/apps';
 import { EmulatedWebhooks } from './emulated-webhooks';

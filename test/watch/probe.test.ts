@@ -1,4 +1,5 @@
-import { SvcClientError, type PingResult, type WatchClient } from '../../src';
+import { SvcClientError, type PingResult } from '../../src/client';
+import { type WatchClient } from '../../src/watch';
 import { probe } from '../../src/watch/probe';
 
 const BOARD = { webhook: 'board', boardId: 'b1', url: 'https://hooks.example.com/b' } as const;

@@ -1,4 +1,5 @@
-import { SvcClient, watchWebhooks, type WatchOptions } from '../../src';
+import { SvcClient } from '../../src/client';
+import { watchWebhooks, type WatchOptions } from '../../src/watch';
 import { watchSettings } from '../../src/watch/watch-options';
 
 const client = new SvcClient({ baseUrl: 'https://acme.svc.example.com', token: 'person-token-0123456789' });

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SvcClient, createNodeHandler, svcBoardWebhook, watchWebhooks } from '../../../src';
+import { createNodeHandler, svcBoardWebhook } from '../../../src';
+import { SvcClient } from '../../../src/client';
+import { watchWebhooks } from '../../../src/watch';
 import { createFakeSvc, silentLogger } from '../../../src/testing';
 
 const HOUR = 60 * 60 * 1000;
