@@ -12,7 +12,7 @@ import { quietly, type DeliveryReport } from '../observe/delivery-report';
 import type { QueueOutcome } from '../internal/delivery-record';
 import type { DeliveryTelemetry, ProcessTrace } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
-import type { DeliveryScope } from '../route/delivery-scope';
+import type { DeliveryScope } from '../route/delivery-route';
 import { dispatch } from '../route/dispatch';
 import type { RunResult, SettledResult } from '../route/dispatch';
 import type { SecretLookup } from '../verify/secret-resolver';

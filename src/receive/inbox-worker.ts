@@ -9,7 +9,7 @@ import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
 import { safeError } from '../internal/safe-error';
 import type { DeliveryReport } from '../observe/delivery-report';
 import { DeliveryTelemetry } from '../observe/telemetry';
-import { DeliveryScope } from '../route/delivery-scope';
+import { DeliveryScope } from '../route/delivery-route';
 import { inboxAttempt } from './inbox-attempt';
 import { watchWorker } from './worker-watchdog';
 import type { Settings } from './settings';

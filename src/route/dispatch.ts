@@ -1,7 +1,6 @@
 import type { Delivery } from '../internal/delivery';
 import { isThenable } from '../internal/value-checks';
-import { DeliveryScope, type DeliveryClaim, type ScopeInit } from './delivery-scope';
-import type { DeliveryRoute, HandlerCall } from './delivery-route';
+import { DeliveryScope, type DeliveryClaim, type DeliveryRoute, type HandlerCall, type ScopeInit } from './delivery-route';
 
 export type { HandlerCall } from './delivery-route';
 

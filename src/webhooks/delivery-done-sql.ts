@@ -1,5 +1,5 @@
 import type { DeliveryContext } from '../route/handler-types';
-import { DeliveryScope } from '../route/delivery-scope';
+import { DeliveryScope } from '../route/delivery-route';
 import { PostgresStore, type DoneMarkStatement } from '../dedup/postgres-store';
 
 /**

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { BoardDelivery } from '../../../src/internal/delivery';
 import { HandlerRegistry, boardRoute, type BoardHandlers } from '../../../src/route/delivery-route';
-import type { DeliveryScope } from '../../../src/route/delivery-scope';
+import type { DeliveryScope } from '../../../src/route/delivery-route';
 import type { BoardHandler } from '../../../src/route/handler-types';
 import { boardDelivery } from '../../../src/validate/board-delivery';
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { BotDelivery } from '../../../src/internal/delivery';
 import { HandlerRegistry, botRoute, type BotHandlers } from '../../../src/route/delivery-route';
-import type { DeliveryScope } from '../../../src/route/delivery-scope';
+import type { DeliveryScope } from '../../../src/route/delivery-route';
 import type { BotHandler, CommandData } from '../../../src/route/handler-types';
 import { botDeliveryCheck } from '../../../src/validate/bot-delivery';
 

@@ -3,7 +3,7 @@ import { memoryStore } from '../../../src/dedup/memory-store';
 import { deliveryDoneSql } from '../../../src/webhooks/delivery-done-sql';
 import { postgresStore } from '../../../src/dedup/postgres-store';
 import type { DeliveryStore } from '../../../src/dedup/delivery-store';
-import { DeliveryScope } from '../../../src/route/delivery-scope';
+import { DeliveryScope } from '../../../src/route/delivery-route';
 import { fakePool } from '../../support/fake-pg';
 
 /** `deliveryDoneSql(ctx)`: the done mark for a handler's own transaction. */
