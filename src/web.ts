@@ -54,7 +54,7 @@ export type {
   DeliveryListener,
   DeliveryRecord,
 } from './route/handler-types';
-export type { SchemaPolicy } from './validate/validate-payload';
+export type { SchemaPolicy } from './validate/delivery-checks';
 export type { DeliveryStore, ClaimResult } from './dedup/delivery-store';
 export type { Failure, ParkedDelivery, ParkingLot, ParkReason } from './dedup/parking-lot';
 export type { ParkedDeliveries, ReplayResult } from './webhooks/parked-deliveries';

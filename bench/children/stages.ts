@@ -20,7 +20,7 @@ import { HandlerRegistry, boardRoute } from '../../src/route/delivery-route';
 import { dispatch } from '../../src/route/dispatch';
 import { boardDelivery } from '../../src/validate/board-delivery';
 import type { BoardHandler } from '../../src/route/handler-types';
-import { schemaProblems, validatorFor } from '../../src/validate/validate-payload';
+import { schemaProblems, validatorFor } from '../../src/validate/delivery-checks';
 import { secretKeys } from '../../src/verify/secret-keys';
 import { readBoardSignature, verifyBoardSignature } from '../../src/verify/verify-signature';
 import { bodyTemplate, type BodySize } from '../bodies';

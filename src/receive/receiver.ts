@@ -25,7 +25,7 @@ import { MisrouteLog } from '../observe/misroute-log';
 import { DeliveryTelemetry } from '../observe/telemetry';
 import { parseJson } from '../parse/parse-json';
 import { dispatch, type RunResult } from '../route/dispatch';
-import { schemaRefusal, validatorFor } from '../validate/validate-payload';
+import { schemaRefusal, validatorFor } from '../validate/delivery-checks';
 import { answerOf, ignoredAnswer, INTERNAL, type Accepted, type Outcome } from './outcome';
 import { InFlight, type Arrival, type Claimed } from './arrival';
 import { handlerFailure } from './handler-failure';

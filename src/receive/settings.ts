@@ -4,7 +4,7 @@ import type { InboxSettings } from '../inbox/inbox-options';
 import type { Delivery } from '../internal/delivery';
 import type { IgnoreReason } from '../internal/delivery-record';
 import type { PathPattern } from '../internal/path-pattern';
-import type { SchemaPolicy } from '../validate/validate-payload';
+import type { SchemaPolicy } from '../validate/delivery-checks';
 import type { SecretSource } from '../verify/secret-source';
 
 export type { IgnoreReason } from '../internal/delivery-record';

@@ -1,7 +1,7 @@
 import type { Delivery } from '../internal/delivery';
 import type { DeliveryRoute } from '../route/delivery-route';
 import type { DeliveryCheck } from '../validate/delivery-checks';
-import type { SchemaName } from '../validate/validate-payload';
+import type { SchemaName } from '../validate/delivery-checks';
 import type { Verifier } from '../verify/verify-signature';
 
 /**

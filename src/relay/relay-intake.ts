@@ -7,7 +7,7 @@ import { parseJson } from '../parse/parse-json';
 import { boardDelivery } from '../validate/board-delivery';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
 import type { DeliveryCheck } from '../validate/delivery-checks';
-import { schemaRefusal } from '../validate/validate-payload';
+import { schemaRefusal } from '../validate/delivery-checks';
 import { boardVerifier, botVerifier, type Verifier } from '../verify/verify-signature';
 import { keptHeaders, type IncomingDelivery, type WebhookKind } from './relay-record';
 import type { RelaySecrets } from './relay-secrets';

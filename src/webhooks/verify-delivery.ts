@@ -13,7 +13,7 @@ import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-deliver
 import type { DeliveryCheck } from '../validate/delivery-checks';
 import { boardVerifier, botVerifier, type Verifier } from '../verify/verify-signature';
 import type { RequestFacts } from '../internal/request-access';
-import { schemaRefusal, type SchemaName } from '../validate/validate-payload';
+import { schemaRefusal, type SchemaName } from '../validate/delivery-checks';
 import { secretKeys } from '../verify/secret-keys';
 
 /** The input of `verifyBotDelivery`: the raw body, the headers and the secret. */

@@ -14,7 +14,7 @@ import {
   type OptionTable,
 } from '../internal/option-table';
 import { IGNORE_OPTIONS, ignoreSettings, type IgnoreOptions, type IgnoreSettings } from '../route/origin';
-import { schemaPolicies, type SchemaPolicy } from '../validate/validate-payload';
+import { schemaPolicies, type SchemaPolicy } from '../validate/delivery-checks';
 import { SECRET_LOOKUP_OPTIONS, secretLookupSettings, type SecretLookupOptions, type SecretLookupSettings } from '../verify/secret-lookup-options';
 import type { BoardSecretClaim, BotSecretClaim, SecretResolver } from '../verify/secret-resolver';
 

@@ -1,5 +1,5 @@
 import { svcBoardWebhook, svcBotWebhook, boardEventTypes, botEventKinds } from '../../src';
-import { schemaProblems, validatorFor } from '../../src/validate/validate-payload';
+import { schemaProblems, validatorFor } from '../../src/validate/delivery-checks';
 import { appWith, expressVersions, silentLogger } from '../support/apps';
 import { post } from '../support/post';
 import { BOARD_SECRET, BOT_SECRET, fixture, fixtureNames, signBoard, signBot } from '../support/sign';

@@ -1,4 +1,4 @@
-import { schemaProblems, schemaRefusal, schemaViolation, type SchemaProblem } from '../../../src/validate/validate-payload';
+import { schemaProblems, schemaRefusal, schemaViolation, type SchemaProblem } from '../../../src/validate/delivery-checks';
 import { fixture } from '../../support/sign';
 
 describe('the schema policy', () => {
