@@ -122,7 +122,8 @@ function inboxNote(r: NoteInputs): string {
 function deliveryPathNote(): string {
   return (
     `\`npx tsx bench/delivery-path.ts --list\` names each file and the functions that ran. Besides the pipeline's own steps (the adapter, capture, verify, parse, validate, de-dup, route, report), the path runs five shared helpers of src/internal/ (headers, logger, path-pattern, request-scope, value-checks): the import rule makes the stages siblings, so what two stages use lives there, and each counts as a file. ` +
-    `What would close it: one file per step, as the issue asks: the claim's calls in dedup/claim.ts folded into the store's class, the three files of the validate stage into one per webhook, and the context's classes (route/delivery-route.ts, route/delivery-scope.ts) into route/dispatch.ts. Each of those files is shared with the bot webhook, the inbox worker and the other stores, so the move is a restructure of the core, every moved line mutated again.`
+    `The context's classes and the route are one module (route/delivery-route.ts), and so are the validate stage's shared parts (validate/delivery-checks.ts: the schema check and the checks every policy keeps). ` +
+    `What would close the rest: the claim's calls in dedup/claim.ts folded into each store's class (claim.ts holds the claim's whole life for the memory, Redis, Redis REST, Durable Object and PostgreSQL stores, 279 lines, so each store would carry its copy), the MAC beside the signature's headers (verify/mac.ts and verify/verify-signature.ts together pass the 300-line bound), and the five helpers of src/internal/ inlined into the stages that use them (each stage would then carry its own copy of the header reads and the value checks).`
   );
 }
 
