@@ -3,6 +3,7 @@ import express from 'express';
 import { Pool } from 'pg';
 import { postgresMigrationSql, postgresStore, svcBoardWebhook, type ClaimResult } from '../../src';
 import { memoryLogger, silentLogger } from '../support/apps';
+import { eventually } from '../support/inbox';
 import { post } from '../support/post';
 import { BOARD_SECRET, fixture, signBoard } from '../support/sign';
 import { useDatabase } from './database';
@@ -251,7 +252,7 @@ describe('postgresStore: an unreachable or hung database', () => {
     } finally {
       db.server.unpause();
     }
-    for (let i = 0; i < 100 && (await backends()) === 0; i++) await sleep(50);
+    await eventually(async () => (await backends()) > 0, 5000, 'the late connection to reach the server');
     expect(await backends()).toBe(1);
     expect((await s.claim(randomUUID(), 10_000)).state).toBe('claimed');
     expect(await backends()).toBe(1);
