@@ -32,6 +32,16 @@ const SHARED = [
   ['internal', '^src/internal/'],
   ['base', '^src/(errors[.]ts|generated/)'],
 ];
+// internal/ is itself layered, from the top down: a delivery's shapes and records use the loggers,
+// the loggers note the request, and everything may use the value and option checks at the bottom.
+const INTERNAL = [
+  ['delivery', '^src/internal/delivery/'],
+  ['logging', '^src/internal/logging/'],
+  ['request', '^src/internal/request/'],
+  ['connections', '^src/internal/connections/'],
+  ['runtime', '^src/internal/runtime/'],
+  ['checks', '^src/internal/checks/'],
+];
 const LAYERS = [...UPPER, ...STAGES, ...SHARED];
 const anyOf = (layers) => layers.map(([, p]) => `(${p})`).join('|');
 
@@ -69,6 +79,27 @@ const upward = [
       anyOf([...UPPER, ...STAGES, ...SHARED.slice(0, i)]),
     ),
   ),
+  ...INTERNAL.map(([name, path], i) =>
+    rule(
+      `internal-${name}-imports-down`,
+      `internal/${name} sits below ${
+        INTERNAL.slice(0, i)
+          .map(([n]) => `internal/${n}`)
+          .join(', ') || 'the rest of src/'
+      } (ARCHITECTURE.md): it may import only itself and the internal/ folders below it.`,
+      path,
+      anyOf([...UPPER, ...STAGES, ...SHARED.slice(0, -2), ...INTERNAL.slice(0, i)]),
+    ),
+  ),
+  {
+    ...rule(
+      'internal-files-in-folders',
+      'internal/ holds folders that say what they hold (ARCHITECTURE.md): put the module in one of them.',
+      '^src/internal/[^/]+$',
+      '',
+    ),
+    to: {},
+  },
 ];
 
 module.exports = {

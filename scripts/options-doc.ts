@@ -10,7 +10,7 @@ import { SVC_CLIENT_OPTIONS } from '../src/client/svc-client-options';
 import { DURABLE_OBJECT_STORE_OPTIONS } from '../src/dedup/durable-object-store';
 import { MEMORY_STORE_OPTIONS, POSTGRES_STORE_OPTIONS, REDIS_REST_STORE_OPTIONS, REDIS_STORE_OPTIONS } from '../src/dedup/store-options';
 import { WORK_OPTIONS } from '../src/inbox/work-options';
-import type { OptionTable } from '../src/internal/option-table';
+import type { OptionTable } from '../src/internal/checks/option-table';
 import { SEQUENCE_TRACKER_OPTIONS } from '../src/ordering/board-sequence-tracker';
 import { VERIFY_BOARD_INPUT, VERIFY_BOT_INPUT } from '../src/webhooks/verify-delivery';
 import { WATCH_OPTIONS } from '../src/watch/watch-options';

@@ -20,7 +20,7 @@ export {
 export type { QueueOutcome, Origin, IgnoreReason, IgnoreOptions } from './route/handler-types';
 export type { InboxOptions, InboxCluster, InboxConnection } from './inbox/inbox-options';
 export type { WorkOptions, InboxWorker } from './receive/inbox-worker';
-export type { SqlClient, SqlResult } from './internal/sql-client';
+export type { SqlClient, SqlResult } from './internal/connections/sql-client';
 export {
   boardSequenceTracker,
   BoardSequenceTracker,

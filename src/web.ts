@@ -35,9 +35,9 @@ export {
   type VerifiedBoardDelivery,
   type VerifiedBotDelivery,
 } from './webhooks/verify-delivery';
-export type { HeaderSource } from './internal/headers';
-export type { WebhookLogger, LogFn, LoggerLike } from './internal/logger';
-export type { LoggerOption } from './internal/webhook-loggers';
+export type { HeaderSource } from './internal/request/headers';
+export type { WebhookLogger, LogFn, LoggerLike } from './internal/logging/logger';
+export type { LoggerOption } from './internal/logging/webhook-loggers';
 export { DEFAULT_PATHS, type WebhookOptions, type BoardWebhookOptions, type BotWebhookOptions } from './webhooks/webhook-options';
 export type { SecretResolver, SecretAnswer, BoardSecretClaim, BotSecretClaim, SecretLookupOptions } from './verify/secret-resolver';
 export { SvcWebhookError, isSvcWebhookError, errorStatus, type ErrorCode, type SvcWebhookErrorOptions } from './errors';

@@ -14,7 +14,7 @@ import { checkContentHeaders, readRawBody } from '../../src/capture/read-raw-bod
 import { MemoryStore } from '../../src/dedup/memory-store';
 import { NODE_REQUEST } from '../../src/adapters/node/node-request';
 import { DeliveryTelemetry } from '../../src/observe/telemetry';
-import { LOG_BATCH } from '../../src/internal/webhook-loggers';
+import { LOG_BATCH } from '../../src/internal/logging/webhook-loggers';
 import { parseJson } from '../../src/parse/parse-json';
 import { HandlerRegistry, boardRoute } from '../../src/route/delivery-route';
 import { dispatch } from '../../src/route/dispatch';

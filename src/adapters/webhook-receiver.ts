@@ -1,7 +1,7 @@
-import type { WebhookLogger } from '../internal/logger';
-import type { PathPattern } from '../internal/path-pattern';
+import type { WebhookLogger } from '../internal/logging/logger';
+import type { PathPattern } from '../internal/request/path-pattern';
 import type { Outcome } from '../receive/receiver';
-import type { RequestAccess } from '../internal/request-access';
+import type { RequestAccess } from '../internal/request/request-access';
 
 /** What an adapter needs of a webhook: the pipeline that answers a request, and the path it owns. */
 export interface WebhookReceiver {

@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../errors';
-import { headerText, type HeaderSource } from '../internal/headers';
-import { nodeBuiltin } from '../internal/node-builtins';
+import { headerText, type HeaderSource } from '../internal/request/headers';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
 
 /**
  * What every body must be, whatever the request type: JSON sent as it is (checked before a byte is

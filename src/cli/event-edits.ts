@@ -1,4 +1,4 @@
-import { isSvcResourceId, isUuid } from '../internal/value-checks';
+import { isSvcResourceId, isUuid } from '../internal/checks/value-checks';
 import { usageError } from './cli-error';
 import { applySetting, parseSetting, type Setting } from './set-path';
 

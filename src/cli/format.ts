@@ -1,4 +1,4 @@
-import { SENSITIVE_KEYS } from '../internal/log-redaction';
+import { SENSITIVE_KEYS } from '../internal/logging/log-redaction';
 
 /** A duration for people: 850 ms, 2.5 s, 4 min, 1 h 3 min. */
 export function formatDuration(ms: number): string {

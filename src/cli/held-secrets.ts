@@ -1,5 +1,5 @@
-import { redactSecrets } from '../internal/redact-secrets';
-import type { LineWriter } from '../internal/redact-secrets';
+import { redactSecrets } from '../internal/logging/redact-secrets';
+import type { LineWriter } from '../internal/logging/redact-secrets';
 
 /** Shorter values are not secrets svc accepts, and replacing them could mangle ordinary words. */
 const MIN_HELD_LENGTH = 8;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isSvcClientError, type ClientErrorCode } from '../client/svc-client-error';
-import { redactSecrets } from '../internal/redact-secrets';
+import { redactSecrets } from '../internal/logging/redact-secrets';
 import { HeldSecrets } from './held-secrets';
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from './cli-error';
 import { processIo, type CliIo } from './cli-io';

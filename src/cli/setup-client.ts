@@ -1,5 +1,5 @@
 import { parseBotToken } from '../client/bot-token';
-import { redactSecrets } from '../internal/redact-secrets';
+import { redactSecrets } from '../internal/logging/redact-secrets';
 import { SvcClient } from '../client/svc-client';
 import { usageError } from './cli-error';
 import type { CliIo } from './cli-io';

@@ -19,6 +19,6 @@ export type {
 } from './setup-types';
 export { isBotToken, parseBotToken, botTokenProblem, type BotTokenInfo } from './bot-token';
 export { tokenKind, tokenPrefixes, type TokenKind } from './token-kinds';
-export { redactSecrets, redactingStream, type LineWriter } from '../internal/redact-secrets';
+export { redactSecrets, redactingStream, type LineWriter } from '../internal/logging/redact-secrets';
 export { checkWebhookSecret, webhookSecretProblem, WEBHOOK_SECRET_MIN_LENGTH, WEBHOOK_SECRET_MAX_LENGTH } from './webhook-secret';
 export { checkWebhookUrl, webhookUrlProblem } from './webhook-url';

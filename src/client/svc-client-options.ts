@@ -1,4 +1,4 @@
-import { booleanOption, customOption, functionOption, numberOption } from '../internal/option-table';
+import { booleanOption, customOption, functionOption, numberOption } from '../internal/checks/option-table';
 
 /** The longest timeout a timer takes (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMEOUT_MS = 2_147_483_647;

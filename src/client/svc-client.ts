@@ -5,7 +5,7 @@ import { svcRequest, type SvcRequest, type Transport } from './svc-request';
 import { isOAuthCredential, tokenKind } from './token-kinds';
 import { checkWebhookSecret } from './webhook-secret';
 import { checkWebhookUrl, isLoopbackHost } from './webhook-url';
-import { readOptions } from '../internal/option-table';
+import { readOptions } from '../internal/checks/option-table';
 import { MAX_TIMEOUT_MS, SVC_CLIENT_OPTIONS } from './svc-client-options';
 
 export { MAX_TIMEOUT_MS };

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../internal/redact-secrets';
+import { redactSecrets } from '../internal/logging/redact-secrets';
 import { boundedText, MAX_ANSWER_BYTES } from './bounded-text';
 import { SvcClientError } from './svc-client-error';
 

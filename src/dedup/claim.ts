@@ -1,7 +1,7 @@
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import { SvcWebhookError } from '../errors';
-import { safeError } from '../internal/safe-error';
-import { isThenable } from '../internal/value-checks';
+import { safeError } from '../internal/logging/safe-error';
+import { isThenable } from '../internal/checks/value-checks';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import type { Failure, ParkingLot } from './parking-lot';
 

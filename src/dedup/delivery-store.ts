@@ -1,4 +1,4 @@
-import type { SqlClient } from '../internal/sql-client';
+import type { SqlClient } from '../internal/connections/sql-client';
 import type { ParkingLot } from './parking-lot';
 
 /**
@@ -44,4 +44,4 @@ export interface DeliveryStore {
 /** What a claim found: the delivery is now ours (with the token to commit or release it), done already, or held by another attempt. */
 export type ClaimResult = { readonly state: 'claimed'; readonly token: string } | { readonly state: 'done' } | { readonly state: 'busy' };
 
-export { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+export { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/delivery/svc-limits';

@@ -1,5 +1,5 @@
-import { numberOption, readOptions, stringOption } from '../internal/option-table';
-import { answeredWithin } from '../internal/timed-fetch';
+import { numberOption, readOptions, stringOption } from '../internal/checks/option-table';
+import { answeredWithin } from '../internal/runtime/timed-fetch';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import type { DedupClaimAnswer, DedupCommand } from './durable-object-claims';
 import { REDIS_REST_STORE_OPTIONS } from './store-options';

@@ -1,5 +1,5 @@
 import type * as NodeCrypto from 'node:crypto';
-import { nodeBuiltin } from '../internal/node-builtins';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
 import { sha256Words } from './sha256';
 
 // Only 36-character ids reach it: its anchors are equivalent, its other mutants killed (test/mutation/EQUIVALENT.core.md).

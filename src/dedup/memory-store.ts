@@ -1,5 +1,5 @@
-import type { WebhookLogger } from '../internal/logger';
-import { readOptions } from '../internal/option-table';
+import type { WebhookLogger } from '../internal/logging/logger';
+import { readOptions } from '../internal/checks/option-table';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { MEMORY_STORE_OPTIONS } from './store-options';
 import { IdTable, idWords } from './id-table';

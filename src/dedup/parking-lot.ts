@@ -1,5 +1,5 @@
-import { customOption, kindOf, numberOption } from '../internal/option-table';
-import { DAY_MS } from '../internal/svc-limits';
+import { customOption, kindOf, numberOption } from '../internal/checks/option-table';
+import { DAY_MS } from '../internal/delivery/svc-limits';
 
 /**
  * Where deliveries are parked rather than lost. svc retries a failing delivery for a day and then

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlResult } from '../internal/sql-client';
+import type { SqlClient, SqlResult } from '../internal/connections/sql-client';
 import { isConnectionFailure } from './postgres-failure';
 
 /** A connection lent by a pool (a node-postgres `PoolClient`). */

@@ -1,4 +1,4 @@
-import type { SqlResult } from '../internal/sql-client';
+import type { SqlResult } from '../internal/connections/sql-client';
 import type { Failure, ParkedDelivery, ParkingLot } from './parking-lot';
 import { parkingStatements, type ParkingStatements } from './postgres-parking-sql';
 import { rowKey } from './postgres-sql';

@@ -1,6 +1,6 @@
-import { nodeBuiltin } from '../internal/node-builtins';
-import { keySegment } from '../internal/redis-key';
-import { hasLoneSurrogate } from '../internal/unicode';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
+import { keySegment } from '../internal/connections/redis-key';
+import { hasLoneSurrogate } from '../internal/checks/unicode';
 import { parkingMigrationSql } from './postgres-parking-sql';
 import { sha256Hex } from './sha256';
 import { DEFAULT_TABLE } from './store-options';
@@ -53,7 +53,7 @@ const HASHED = 'sha256';
  * lone surrogate: every encoder sends U+FFFD instead), or that begins with `sha256` (it could
  * otherwise spell the row key of the long id it hashes). Every distinct id has its own row: `sha256:`
  * and the hash of the id's UTF-8, or, for an id with a lone surrogate, `sha256u:` and the hash of
- * its key segment (ASCII, one-to-one: internal/redis-key.ts).
+ * its key segment (ASCII, one-to-one: internal/connections/redis-key.ts).
  */
 export function rowKey(id: string): string {
   const lone = hasLoneSurrogate(id);

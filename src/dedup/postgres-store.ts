@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import { SvcWebhookError } from '../errors';
-import { safeError } from '../internal/safe-error';
+import { safeError } from '../internal/logging/safe-error';
 import { storeRefusal } from './store-refusal';
-import { readOptions } from '../internal/option-table';
+import { readOptions } from '../internal/checks/option-table';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import type { ParkingLot } from './parking-lot';
 import { PostgresParking } from './postgres-parking';
 import { parkingStatements } from './postgres-parking-sql';
 import { POSTGRES_STORE_OPTIONS } from './store-options';
 import { isConnectionFailure, StoreTimeoutError, withTimeout } from './postgres-failure';
-import type { SqlClient, SqlResult } from '../internal/sql-client';
+import type { SqlClient, SqlResult } from '../internal/connections/sql-client';
 import { CLAIM_LOST_MARKER, quoteTable, rowKey, statements, type Statements } from './postgres-sql';
 import { createPool, giveBack, giveBackWhenSettled, ignore, sent, type PooledSqlClient, type PostgresPool } from './postgres-connections';
 

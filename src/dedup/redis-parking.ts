@@ -1,4 +1,4 @@
-import { keySegment } from '../internal/redis-key';
+import { keySegment } from '../internal/connections/redis-key';
 import type { Failure, ParkedDelivery, ParkingLot } from './parking-lot';
 
 /** Sends one Redis command within the store's command timeout (the store's own `command`). */
@@ -73,7 +73,7 @@ interface StoredDelivery extends Omit<ParkedDelivery, 'body'> {
  * `<prefix>failed:<id>`, kept for the store's retention after the last failure. A parked delivery
  * is a JSON record at `<prefix>{parked}:id:<id>`, kept for `parkedRetentionMs`, listed by the
  * sorted set `<prefix>{parked}` (by parkedAt) and expired from it through `<prefix>{parked}:deadlines`.
- * The id in a key is its key segment (internal/redis-key.ts): no id spells another family's key.
+ * The id in a key is its key segment (internal/connections/redis-key.ts): no id spells another family's key.
  */
 export class RedisParking implements ParkingLot {
   private readonly command: RedisCommand;

@@ -1,5 +1,5 @@
-import { readOptions } from '../internal/option-table';
-import { answeredWithin } from '../internal/timed-fetch';
+import { readOptions } from '../internal/checks/option-table';
+import { answeredWithin } from '../internal/runtime/timed-fetch';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import { CLAIM_PREFIX, COMMIT_SCRIPT, DONE_VALUE, EXTEND_SCRIPT, RELEASE_SCRIPT, redisStoreKey } from './redis-scripts';
 import { REDIS_REST_STORE_OPTIONS } from './store-options';

@@ -1,4 +1,4 @@
-import { keySegment } from '../internal/redis-key';
+import { keySegment } from '../internal/connections/redis-key';
 
 /**
  * What a delivery's key holds in Redis, and the scripts that change it, shared by the Redis store

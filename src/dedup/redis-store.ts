@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readOptions } from '../internal/option-table';
-import { createRedisClient } from '../internal/redis-client';
+import { readOptions } from '../internal/checks/option-table';
+import { createRedisClient } from '../internal/connections/redis-client';
 import type { ClaimResult, DeliveryStore } from './delivery-store';
 import type { ParkingLot } from './parking-lot';
 import { RedisParking } from './redis-parking';

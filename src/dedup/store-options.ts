@@ -1,7 +1,7 @@
-import type { WebhookLogger } from '../internal/logger';
-import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/option-table';
-import { clusterSeeds } from '../internal/redis-client';
-import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+import type { WebhookLogger } from '../internal/logging/logger';
+import { customOption, functionOption, kindOf, numberOption, stringOption, type OptionDeclaration } from '../internal/checks/option-table';
+import { clusterSeeds } from '../internal/connections/redis-client';
+import { DEFAULT_RETENTION_MS } from '../internal/delivery/svc-limits';
 import { PARKING_OPTIONS } from './parking-lot';
 
 /** The longest time a timer waits (2^31 - 1 ms): longer, node's timers fire at once. */

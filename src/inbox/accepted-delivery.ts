@@ -1,6 +1,6 @@
-import type { Delivery } from '../internal/delivery';
-import type { RequestFacts } from '../internal/request-access';
-import type { TraceCarrier } from '../internal/trace-carrier';
+import type { Delivery } from '../internal/delivery/delivery';
+import type { RequestFacts } from '../internal/request/request-access';
+import type { TraceCarrier } from '../internal/delivery/trace-carrier';
 import type { InboxJob } from './inbox-job';
 
 /** A delivery the receiver accepted (verified, checked and claimed), as the inbox takes it. */

@@ -1,6 +1,6 @@
-import { keySegment } from '../internal/redis-key';
-import type { SequenceGap } from '../internal/delivery';
-import type { WebhookLogger } from '../internal/logger';
+import { keySegment } from '../internal/connections/redis-key';
+import type { SequenceGap } from '../internal/delivery/delivery';
+import type { WebhookLogger } from '../internal/logging/logger';
 
 /**
  * Board order on top of BullMQ (its open-source edition has no job groups): each ordered event

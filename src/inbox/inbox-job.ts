@@ -1,6 +1,6 @@
-import type { RequestFacts } from '../internal/request-access';
-import { headerValues } from '../internal/headers';
-import type { TraceCarrier } from '../internal/trace-carrier';
+import type { RequestFacts } from '../internal/request/request-access';
+import { headerValues } from '../internal/request/headers';
+import type { TraceCarrier } from '../internal/delivery/trace-carrier';
 
 /** What the inbox keeps of one delivery: enough to run its handlers later, and to show it as a dead letter. */
 export interface InboxJob {

@@ -1,6 +1,6 @@
-import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/svc-limits';
-import { customOption, kindOf, numberOption, readOptions, stringOption } from '../internal/option-table';
-import { clusterSeeds } from '../internal/redis-client';
+import { DAY_MS, DEFAULT_RETENTION_MS } from '../internal/delivery/svc-limits';
+import { customOption, kindOf, numberOption, readOptions, stringOption } from '../internal/checks/option-table';
+import { clusterSeeds } from '../internal/connections/redis-client';
 
 /**
  * A Redis Cluster for the inbox (docs/redis-cluster.md): its seed nodes, and how many replicas must

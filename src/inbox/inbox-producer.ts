@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Cluster } from 'ioredis';
 import { SvcWebhookError } from '../errors';
-import type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery/delivery';
 import type { AcceptedDelivery, Handoff, JobSource } from './accepted-delivery';
 import { jobIdOf, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';

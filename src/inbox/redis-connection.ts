@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { createRedisClient } from '../internal/redis-client';
+import { createRedisClient } from '../internal/connections/redis-client';
 import type { InboxSettings } from './inbox-options';
 
 /** The inbox's client: one server's, or a Redis Cluster's. */

@@ -1,4 +1,4 @@
-import type { BoardDelivery, BotDelivery, Delivery } from '../internal/delivery';
+import type { BoardDelivery, BotDelivery, Delivery } from '../internal/delivery/delivery';
 import type { AcceptedDelivery, JobSource } from './accepted-delivery';
 import { keptHeaders, type InboxJob } from './inbox-job';
 import type { InboxSettings } from './inbox-options';

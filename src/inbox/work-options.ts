@@ -1,4 +1,4 @@
-import { numberOption, readOptions, type ReadOptions } from '../internal/option-table';
+import { numberOption, readOptions, type ReadOptions } from '../internal/checks/option-table';
 
 /** `work(options)`: how an inbox worker takes deliveries. */
 export interface WorkOptions {

@@ -1,11 +1,11 @@
 import type { SvcWebhookError } from '../errors';
-import type { Delivery } from '../internal/delivery';
-import { childDropping, NO_SECRETS } from '../internal/log-redaction';
-import type { WebhookLogger } from '../internal/logger';
-import type { RequestAccess, RequestFacts } from '../internal/request-access';
-import { RequestScope } from '../internal/request-scope';
-import { safeError } from '../internal/safe-error';
-import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, IgnoreReason, QueueOutcome } from '../internal/delivery-record';
+import type { Delivery } from '../internal/delivery/delivery';
+import { childDropping, NO_SECRETS } from '../internal/logging/log-redaction';
+import type { WebhookLogger } from '../internal/logging/logger';
+import type { RequestAccess, RequestFacts } from '../internal/request/request-access';
+import { RequestScope } from '../internal/request/request-scope';
+import { safeError } from '../internal/logging/safe-error';
+import type { DeliveryListener, DeliveryRecord, ErrorContext, ErrorHandler, IgnoreReason, QueueOutcome } from '../internal/delivery/delivery-record';
 import { isCountedRefusal, RefusalLog } from './refusal-log';
 import type { DeliveryTrace } from './telemetry';
 

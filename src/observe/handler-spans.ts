@@ -1,7 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
-import { textScrubber } from '../internal/log-redaction';
-import { safeError } from '../internal/safe-error';
-import { isThenable } from '../internal/value-checks';
+import { textScrubber } from '../internal/logging/log-redaction';
+import { safeError } from '../internal/logging/safe-error';
+import { isThenable } from '../internal/checks/value-checks';
 import { messagingAttributes, type Api, type Webhook } from './otel-api';
 import { SPAN_HANDLER } from './otel-api';
 

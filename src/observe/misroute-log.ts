@@ -1,5 +1,5 @@
-import type { WebhookLogger } from '../internal/logger';
-import { printable } from '../internal/printable';
+import type { WebhookLogger } from '../internal/logging/logger';
+import { printable } from '../internal/logging/printable';
 
 /** At most one line per request path per interval. */
 export const MISROUTE_LOG_INTERVAL_MS = 60_000;

@@ -1,7 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { boardEventTypes } from '../generated/board-types';
 import { botEventKinds } from '../generated/bot-types';
-import type { TraceCarrier } from '../internal/trace-carrier';
+import type { TraceCarrier } from '../internal/delivery/trace-carrier';
 
 /** The `@opentelemetry/api` module. */
 export type Api = typeof OtelApi;

@@ -1,7 +1,7 @@
 import type * as OtelApi from '@opentelemetry/api';
 import { handlerSpans, type HandlerCall } from './handler-spans';
 import { messagingAttributes, spanContextOf, SPAN_PROCESS, type Api, type Webhook } from './otel-api';
-import type { TraceCarrier } from '../internal/trace-carrier';
+import type { TraceCarrier } from '../internal/delivery/trace-carrier';
 
 /** What a processing span says of its attempt. */
 export interface ProcessAttempt {

@@ -1,9 +1,9 @@
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import type { SvcWebhookError } from '../errors';
-import { claimedBoardOf } from '../internal/claimed-board-note';
-import { singleHeader } from '../internal/headers';
-import { printable } from '../internal/printable';
-import type { RequestFacts } from '../internal/request-access';
+import { claimedBoardOf } from '../internal/logging/claimed-board-note';
+import { singleHeader } from '../internal/request/headers';
+import { printable } from '../internal/logging/printable';
+import type { RequestFacts } from '../internal/request/request-access';
 
 /**
  * Refusals that are the sender's (or a forger's) doing, not a fault here: one line each, without a

@@ -12,7 +12,7 @@
  * server span surrounds them. Metric labels take bounded values only: never an id or a board.
  */
 import type * as OtelApi from '@opentelemetry/api';
-import { NO_SECRETS } from '../internal/log-redaction';
+import { NO_SECRETS } from '../internal/logging/log-redaction';
 import { handlerSpans, type HandlerCall } from './handler-spans';
 import {
   API_REGISTRY,
@@ -27,8 +27,8 @@ import {
   type Webhook,
 } from './otel-api';
 import { ProcessTrace, type ProcessAttempt } from './process-trace';
-import type { TraceCarrier } from '../internal/trace-carrier';
-import type { IgnoreReason } from '../internal/delivery-record';
+import type { TraceCarrier } from '../internal/delivery/trace-carrier';
+import type { IgnoreReason } from '../internal/delivery/delivery-record';
 
 export { SPAN_RECEIVE, SPAN_HANDLER, SPAN_PROCESS, METRIC_DURATION, METRIC_DELIVERIES, DURATION_BUCKETS } from './otel-api';
 export { ProcessTrace, type ProcessAttempt } from './process-trace';

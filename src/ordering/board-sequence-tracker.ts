@@ -1,5 +1,5 @@
-import type { SequenceGap } from '../internal/delivery';
-import { numberOption, readOptions } from '../internal/option-table';
+import type { SequenceGap } from '../internal/delivery/delivery';
+import { numberOption, readOptions } from '../internal/checks/option-table';
 /**
  * Board events arrive out of order and more than once; each carries `sequence`, monotonic per board.
  * This tracker answers the two questions a handler has: is this event's task snapshot older than

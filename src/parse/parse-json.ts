@@ -1,6 +1,6 @@
 import type * as NodeBuffer from 'node:buffer';
 import { SvcWebhookError } from '../errors';
-import { nodeBuiltin } from '../internal/node-builtins';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
 
 /**
  * Parses the verified body. Keys that can poison prototypes when a handler merges the payload are

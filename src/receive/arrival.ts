@@ -1,6 +1,6 @@
 import type { Claim } from '../dedup/claim';
-import type { Delivery } from '../internal/delivery';
-import type { RequestAccess, RequestFacts } from '../internal/request-access';
+import type { Delivery } from '../internal/delivery/delivery';
+import type { RequestAccess, RequestFacts } from '../internal/request/request-access';
 import type { DeliveryTrace } from '../observe/telemetry';
 import type { Settings } from './settings';
 import type { WebhookProtocol } from './webhook-protocol';

@@ -1,5 +1,5 @@
 import type { SvcWebhookError } from '../errors';
-import type { IgnoreReason } from '../internal/delivery-record';
+import type { IgnoreReason } from '../internal/delivery/delivery-record';
 
 /** The HTTP answer to one request, independent of the framework that sends it. */
 export interface Outcome {

@@ -2,12 +2,12 @@ import { attempt, claimDelivery, commitHandled, releaseClaim, storeUnavailable, 
 import type { Failure, ParkedDelivery, ParkingLot, ParkReason } from '../dedup/parking-lot';
 import { SvcWebhookError } from '../errors';
 import { keptHeaders } from '../inbox/inbox-job';
-import type { Delivery } from '../internal/delivery';
-import { headerText } from '../internal/headers';
-import { textScrubber } from '../internal/log-redaction';
-import type { RequestAccess } from '../internal/request-access';
-import { safeError } from '../internal/safe-error';
-import { isThenable } from '../internal/value-checks';
+import type { Delivery } from '../internal/delivery/delivery';
+import { headerText } from '../internal/request/headers';
+import { textScrubber } from '../internal/logging/log-redaction';
+import type { RequestAccess } from '../internal/request/request-access';
+import { safeError } from '../internal/logging/safe-error';
+import { isThenable } from '../internal/checks/value-checks';
 import type { Arrival, Claimed } from './arrival';
 import { retryAfter } from './settings';
 

@@ -1,13 +1,13 @@
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import type { DeliveryStore } from '../dedup/delivery-store';
 import type { InboxSettings } from '../inbox/inbox-options';
-import type { Delivery } from '../internal/delivery';
-import type { IgnoreReason } from '../internal/delivery-record';
-import type { PathPattern } from '../internal/path-pattern';
+import type { Delivery } from '../internal/delivery/delivery';
+import type { IgnoreReason } from '../internal/delivery/delivery-record';
+import type { PathPattern } from '../internal/request/path-pattern';
 import type { SchemaPolicy } from '../validate/delivery-checks';
 import type { SecretSource } from '../verify/secret-source';
 
-export type { IgnoreReason } from '../internal/delivery-record';
+export type { IgnoreReason } from '../internal/delivery/delivery-record';
 
 /** A webhook's options as the pipeline uses them: checked and normalised once, at setup. */
 export interface Settings {

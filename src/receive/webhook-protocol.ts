@@ -1,4 +1,4 @@
-import type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery/delivery';
 import type { DeliveryRoute } from '../route/delivery-route';
 import type { DeliveryCheck } from '../validate/delivery-checks';
 import type { SchemaName } from '../validate/delivery-checks';

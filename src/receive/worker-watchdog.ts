@@ -1,5 +1,5 @@
-import type { WebhookLogger } from '../internal/logger';
-import { safeError } from '../internal/safe-error';
+import type { WebhookLogger } from '../internal/logging/logger';
+import { safeError } from '../internal/logging/safe-error';
 
 /** What the watchdog watches, and what it does about a worker that stopped taking jobs. */
 export interface WatchdogParts {

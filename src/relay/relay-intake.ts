@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { checkContentHeaders, readRawBody } from '../capture/read-raw-body';
 import { SvcWebhookError } from '../errors';
-import type { Delivery } from '../internal/delivery';
-import { pathPattern } from '../internal/path-pattern';
+import type { Delivery } from '../internal/delivery/delivery';
+import { pathPattern } from '../internal/request/path-pattern';
 import { parseJson } from '../parse/parse-json';
 import { boardDelivery } from '../validate/board-delivery';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';

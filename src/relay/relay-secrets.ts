@@ -1,4 +1,4 @@
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import { secretKeys } from '../verify/secret-keys';
 import { secretLookupSettings } from '../verify/secret-lookup-options';
 import { SecretLookup, type SecretAnswer } from '../verify/secret-resolver';

@@ -1,12 +1,12 @@
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotWebhookUpdate } from '../generated/bot-types';
-import type { BoardDelivery, BotDelivery, Delivery, SequenceGap } from '../internal/delivery';
-import { childDropping, NO_SECRETS } from '../internal/log-redaction';
-import type { WebhookLogger } from '../internal/logger';
-import type { RequestAccess } from '../internal/request-access';
-import { RequestScope } from '../internal/request-scope';
-import type { SqlClient } from '../internal/sql-client';
-import { isObject } from '../internal/value-checks';
+import type { BoardDelivery, BotDelivery, Delivery, SequenceGap } from '../internal/delivery/delivery';
+import { childDropping, NO_SECRETS } from '../internal/logging/log-redaction';
+import type { WebhookLogger } from '../internal/logging/logger';
+import type { RequestAccess } from '../internal/request/request-access';
+import { RequestScope } from '../internal/request/request-scope';
+import type { SqlClient } from '../internal/connections/sql-client';
+import { isObject } from '../internal/checks/value-checks';
 import { originOf, type Origin } from './origin';
 import type { Awaitable, BoardContext, BoardHandler, BotContext, BotHandler, CommandData, DeliveryContext } from './handler-types';
 

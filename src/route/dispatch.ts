@@ -1,5 +1,5 @@
-import type { Delivery } from '../internal/delivery';
-import { isThenable } from '../internal/value-checks';
+import type { Delivery } from '../internal/delivery/delivery';
+import { isThenable } from '../internal/checks/value-checks';
 import { DeliveryScope, type DeliveryClaim, type DeliveryRoute, type HandlerCall, type ScopeInit } from './delivery-route';
 
 export type { HandlerCall } from './delivery-route';

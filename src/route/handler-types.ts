@@ -1,13 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import type { WebhookLogger } from '../internal/logger';
-import type { SqlClient } from '../internal/sql-client';
+import type { WebhookLogger } from '../internal/logging/logger';
+import type { SqlClient } from '../internal/connections/sql-client';
 import type { BoardWebhookEvent } from '../generated/board-types';
 import type { BotEventData, BotWebhookUpdate, Command, Message, MessageCreateData } from '../generated/bot-types';
-import type { SequenceGap } from '../internal/delivery';
+import type { SequenceGap } from '../internal/delivery/delivery';
 import type { Origin } from './origin';
 
-export type { Awaitable } from '../internal/awaitable';
-import type { Awaitable } from '../internal/awaitable';
+export type { Awaitable } from '../internal/checks/awaitable';
+import type { Awaitable } from '../internal/checks/awaitable';
 
 /** What every handler gets beside the payload. */
 export interface DeliveryContext {
@@ -102,5 +102,5 @@ export type BoardHandler<E = BoardWebhookEvent> = (event: E, ctx: BoardContext<E
 /** A bot handler: `(data, ctx) => void | Promise<void>`; a throw or rejection fails the delivery (retried). */
 export type BotHandler<D = BotEventData> = (data: D, ctx: BotContext) => Awaitable<unknown>;
 
-export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener, IgnoreReason } from '../internal/delivery-record';
+export type { ErrorContext, ErrorHandler, DeliveryRecord, QueueOutcome, DeliveryListener, IgnoreReason } from '../internal/delivery/delivery-record';
 export type { Origin, IgnoreOptions } from './origin';

@@ -1,10 +1,10 @@
 import { parseBotToken, botTokenProblem } from '../client/bot-token';
-import type { Delivery } from '../internal/delivery';
-import type { IgnoreReason } from '../internal/delivery-record';
-import { booleanOption, customOption, kindOf, readOptions } from '../internal/option-table';
-import { isObject, isUuid } from '../internal/value-checks';
+import type { Delivery } from '../internal/delivery/delivery';
+import type { IgnoreReason } from '../internal/delivery/delivery-record';
+import { booleanOption, customOption, kindOf, readOptions } from '../internal/checks/option-table';
+import { isObject, isUuid } from '../internal/checks/value-checks';
 
-export type { IgnoreReason } from '../internal/delivery-record';
+export type { IgnoreReason } from '../internal/delivery/delivery-record';
 
 /**
  * Who made a board event's change, read from its `actor` and `rule` as the spec defines them:

@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../errors';
 import type { BoardWebhookEvent } from '../generated/board-types';
-import type { BoardDelivery } from '../internal/delivery';
+import type { BoardDelivery } from '../internal/delivery/delivery';
 import { canonicalDeliveryId, checkHeaderMatches, isObject, malformed, type DeliveryFacts } from './delivery-checks';
 
 const DELIVERY_HEADER = { name: 'x-svc-delivery', shown: 'X-Svc-Delivery', code: 'delivery_id_mismatch' } as const;

@@ -1,7 +1,7 @@
 import { SvcWebhookError } from '../errors';
 import type { BotWebhookUpdate } from '../generated/bot-types';
-import type { BotDelivery } from '../internal/delivery';
-import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
+import type { BotDelivery } from '../internal/delivery/delivery';
+import { DEFAULT_RETENTION_MS } from '../internal/delivery/svc-limits';
 import { canonicalDeliveryId, checkHeaderMatches, isObject, malformed, type DeliveryCheck } from './delivery-checks';
 
 const DELIVERY_HEADER = { name: 'x-svc-delivery', shown: 'X-Svc-Delivery', code: 'delivery_id_mismatch' } as const;

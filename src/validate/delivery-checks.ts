@@ -1,8 +1,8 @@
 import { SvcWebhookError, type ErrorCode } from '../errors';
 import * as generated from '../generated/validators';
-import type { Verified } from '../internal/delivery';
-import { headerValues, type HeaderSource } from '../internal/headers';
-import { isObject, isUuid } from '../internal/value-checks';
+import type { Verified } from '../internal/delivery/delivery';
+import { headerValues, type HeaderSource } from '../internal/request/headers';
+import { isObject, isUuid } from '../internal/checks/value-checks';
 
 /**
  * What the validate stage's two webhooks share: the schema check under its policy, and the parts of

@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../errors';
-import { MAX_PATH_ID_LENGTH } from '../internal/path-pattern';
-import { isSvcResourceId } from '../internal/value-checks';
+import { MAX_PATH_ID_LENGTH } from '../internal/request/path-pattern';
+import { isSvcResourceId } from '../internal/checks/value-checks';
 
 /**
  * The board a delivery claims, read before it is verified, to pick the one board's secrets to verify

@@ -1,6 +1,6 @@
 import type * as NodeCrypto from 'node:crypto';
 import type { webcrypto } from 'node:crypto';
-import { nodeBuiltin } from '../internal/node-builtins';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
 
 /**
  * HMAC-SHA256 over the runtime's crypto, the one step of verification that touches a secret:

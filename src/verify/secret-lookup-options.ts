@@ -1,5 +1,5 @@
-import { DAY_MS } from '../internal/svc-limits';
-import { numberOption, readOptions, type ReadOptions } from '../internal/option-table';
+import { DAY_MS } from '../internal/delivery/svc-limits';
+import { numberOption, readOptions, type ReadOptions } from '../internal/checks/option-table';
 
 /** `secretLookup`: how a secret resolver's answers are cached and how long a lookup may take. */
 export interface SecretLookupOptions {

@@ -1,9 +1,9 @@
 import type { MacKey } from './mac';
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import { SvcWebhookError } from '../errors';
 import type { SecretLookupSettings } from './secret-lookup-options';
-import { safeError } from '../internal/safe-error';
-import { isThenable } from '../internal/value-checks';
+import { safeError } from '../internal/logging/safe-error';
+import { isThenable } from '../internal/checks/value-checks';
 import { secretKeys } from './secret-keys';
 
 /** What a resolver may answer: the secret, several (a rotation of that one board or bot), or undefined for one it does not know. */

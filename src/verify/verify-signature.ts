@@ -1,11 +1,11 @@
 import { SvcWebhookError } from '../errors';
-import type { Verified } from '../internal/delivery';
-import { headerValues, type HeaderSource } from '../internal/headers';
-import { noteClaimedBoard } from '../internal/claimed-board-note';
-import { NO_SECRETS } from '../internal/log-redaction';
-import { pathId, type PathPattern } from '../internal/path-pattern';
-import type { RequestFacts } from '../internal/request-access';
-import { isSvcResourceId, isThenable } from '../internal/value-checks';
+import type { Verified } from '../internal/delivery/delivery';
+import { headerValues, type HeaderSource } from '../internal/request/headers';
+import { noteClaimedBoard } from '../internal/logging/claimed-board-note';
+import { NO_SECRETS } from '../internal/logging/log-redaction';
+import { pathId, type PathPattern } from '../internal/request/path-pattern';
+import type { RequestFacts } from '../internal/request/request-access';
+import { isSvcResourceId, isThenable } from '../internal/checks/value-checks';
 import { checkClaimedBoardId, claimedBoard, scannedBoardId } from './claimed-board';
 import { mac, type MacKey, type SignedPart } from './mac';
 import type { SecretLookup } from './secret-resolver';

@@ -1,4 +1,4 @@
-import type { LogLevel, WebhookLogger } from '../internal/logger';
+import type { LogLevel, WebhookLogger } from '../internal/logging/logger';
 import { duration, when } from './describe-status';
 import type { WebhookChange, WebhookStatus } from './watch-types';
 

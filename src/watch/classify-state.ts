@@ -1,7 +1,7 @@
-import { isObject } from '../internal/value-checks';
-import { printable } from '../internal/printable';
-import { lineScrub, NO_SECRETS } from '../internal/log-redaction';
-import { redactSecrets } from '../internal/redact-secrets';
+import { isObject } from '../internal/checks/value-checks';
+import { printable } from '../internal/logging/printable';
+import { lineScrub, NO_SECRETS } from '../internal/logging/log-redaction';
+import { redactSecrets } from '../internal/logging/redact-secrets';
 import { readSvcTime } from './svc-time';
 import { describeStatus } from './describe-status';
 import { isElsewhere } from './expect-url';

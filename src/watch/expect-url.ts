@@ -1,5 +1,5 @@
 import { webhookUrlProblem } from '../client/webhook-url';
-import { printable } from '../internal/printable';
+import { printable } from '../internal/logging/printable';
 import type { WatchedWebhook } from './watch-types';
 
 /**

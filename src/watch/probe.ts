@@ -1,7 +1,7 @@
 import { isSvcClientError } from '../client/svc-client-error';
 import { webhookUrlProblem } from '../client/webhook-url';
 import { displayUrl } from './classify-state';
-import { printable } from '../internal/printable';
+import { printable } from '../internal/logging/printable';
 import type { ProbeTarget, WatchClient } from './watch-options';
 import { within } from './within';
 

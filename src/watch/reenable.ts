@@ -1,5 +1,5 @@
 import { webhookSecretProblem } from '../client/webhook-secret';
-import type { WebhookLogger } from '../internal/logger';
+import type { WebhookLogger } from '../internal/logging/logger';
 import { describe, probe } from './probe';
 import { displayUrl } from './classify-state';
 import { isElsewhere } from './expect-url';

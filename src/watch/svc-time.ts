@@ -1,4 +1,4 @@
-import { printable } from '../internal/printable';
+import { printable } from '../internal/logging/printable';
 import type { SvcTime } from './watch-types';
 
 /** Before this (2001-09-09), a number is taken for seconds since the epoch; from it on, for ms. */

@@ -1,9 +1,9 @@
 import type { SvcClient } from '../client/svc-client';
 import { webhookSecretProblem } from '../client/webhook-secret';
-import type { Awaitable } from '../internal/awaitable';
-import type { LoggerLike, WebhookLogger } from '../internal/logger';
-import { booleanOption, customOption, functionOption, kindOf, numberOption, readOptions } from '../internal/option-table';
-import { checkLoggerOption, scrubbedLogger, type LoggerOption } from '../internal/webhook-loggers';
+import type { Awaitable } from '../internal/checks/awaitable';
+import type { LoggerLike, WebhookLogger } from '../internal/logging/logger';
+import { booleanOption, customOption, functionOption, kindOf, numberOption, readOptions } from '../internal/checks/option-table';
+import { checkLoggerOption, scrubbedLogger, type LoggerOption } from '../internal/logging/webhook-loggers';
 import type { BoardSecretClaim, SecretResolver } from '../verify/secret-resolver';
 import { expectUrlProblem, type ExpectUrl } from './expect-url';
 import type { WebhookChange } from './watch-types';

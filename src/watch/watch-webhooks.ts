@@ -1,5 +1,5 @@
 import { isSvcClientError } from '../client/svc-client-error';
-import { safeError } from '../internal/safe-error';
+import { safeError } from '../internal/logging/safe-error';
 import { listBoards } from './board-list';
 import { ChangeLog } from './change-log';
 import { classify, type Observation } from './classify-state';

@@ -1,7 +1,7 @@
 import { expressMiddleware, type Middleware } from '../adapters/node/express-middleware';
 import { receiveRequest, type WebhookRequest } from '../adapters/plain/plain-request';
 import type { JobSource } from '../inbox/accepted-delivery';
-import type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery/delivery';
 import { DeliveryReport } from '../observe/delivery-report';
 import { Receiver } from '../receive/receiver';
 import type { Settings } from '../receive/settings';

@@ -1,18 +1,18 @@
 import { tooLarge } from '../capture/body-bounds';
 import { boardEventTypes, type BoardEventMap, type BoardEventType, type BoardUnknownEvent } from '../generated/board-types';
 import { botEventKinds, type BotEventData, type BotEventMap, type BotWebhookUpdate } from '../generated/bot-types';
-import type { HeaderSource } from '../internal/headers';
-import { pathPattern } from '../internal/path-pattern';
-import { choiceOption, customOption, kindOf, readOptions, type ReadOptions } from '../internal/option-table';
+import type { HeaderSource } from '../internal/request/headers';
+import { pathPattern } from '../internal/request/path-pattern';
+import { choiceOption, customOption, kindOf, readOptions, type ReadOptions } from '../internal/checks/option-table';
 import type { SecretSource } from '../verify/secret-source';
 import { DEFAULT_PATHS, maxBodyBytesOption, toleranceSecondsOption } from './webhook-options';
 import { parseJson } from '../parse/parse-json';
-import type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery/delivery';
 import { boardDelivery } from '../validate/board-delivery';
 import { BOT_UPDATE_MAX_AGE_MS, botDeliveryCheck } from '../validate/bot-delivery';
 import type { DeliveryCheck } from '../validate/delivery-checks';
 import { boardVerifier, botVerifier, type Verifier } from '../verify/verify-signature';
-import type { RequestFacts } from '../internal/request-access';
+import type { RequestFacts } from '../internal/request/request-access';
 import { schemaRefusal, type SchemaName } from '../validate/delivery-checks';
 import { secretKeys } from '../verify/secret-keys';
 

@@ -1,7 +1,7 @@
 import type { Handoff, JobSource } from '../inbox/accepted-delivery';
 import { InboxProducer } from '../inbox/inbox-producer';
 import { requireQueuePackages } from '../inbox/redis-connection';
-import type { Delivery } from '../internal/delivery';
+import type { Delivery } from '../internal/delivery/delivery';
 import type { DeliveryReport } from '../observe/delivery-report';
 import { startWorker, type InboxWorker, type WorkOptions } from '../receive/inbox-worker';
 import type { Settings } from '../receive/settings';

@@ -1,8 +1,8 @@
 import type { DeliveryStore } from '../dedup/delivery-store';
 import { parkAfterMsOption } from '../dedup/parking-lot';
 import { INBOX_OPTIONS, inboxSettings, type InboxOptions, type InboxSettings } from '../inbox/inbox-options';
-import { DEFAULT_RETENTION_MS } from '../internal/svc-limits';
-import { checkLoggerOption, type LoggerOption } from '../internal/webhook-loggers';
+import { DEFAULT_RETENTION_MS } from '../internal/delivery/svc-limits';
+import { checkLoggerOption, type LoggerOption } from '../internal/logging/webhook-loggers';
 import {
   choiceOption,
   customOption,
@@ -12,7 +12,7 @@ import {
   stringOption,
   type OptionDeclaration,
   type OptionTable,
-} from '../internal/option-table';
+} from '../internal/checks/option-table';
 import { IGNORE_OPTIONS, ignoreSettings, type IgnoreOptions, type IgnoreSettings } from '../route/origin';
 import { schemaPolicies, type SchemaPolicy } from '../validate/delivery-checks';
 import { SECRET_LOOKUP_OPTIONS, secretLookupSettings, type SecretLookupOptions, type SecretLookupSettings } from '../verify/secret-lookup-options';

@@ -1,10 +1,10 @@
 import type { DeliveryStore } from '../dedup/delivery-store';
 import { memoryStore } from '../dedup/memory-store';
-import { nodeBuiltin } from '../internal/node-builtins';
-import { pathPattern, type PathPattern } from '../internal/path-pattern';
-import { readOptions } from '../internal/option-table';
-import { inWorkers, webhookLoggers } from '../internal/webhook-loggers';
-import type { WebhookLogger } from '../internal/logger';
+import { nodeBuiltin } from '../internal/runtime/node-builtins';
+import { pathPattern, type PathPattern } from '../internal/request/path-pattern';
+import { readOptions } from '../internal/checks/option-table';
+import { inWorkers, webhookLoggers } from '../internal/logging/webhook-loggers';
+import type { WebhookLogger } from '../internal/logging/logger';
 import type { Settings } from '../receive/settings';
 import { secretKeys } from '../verify/secret-keys';
 import type { SecretLookupSettings } from '../verify/secret-lookup-options';

@@ -9,7 +9,7 @@ import { createWebHandler, svcBoardWebhook, svcBotWebhook, verifyBoardDelivery, 
 import { boardEvent, botUpdate, signBoardEvent, signBotUpdate, silentLogger } from '../../src/testing';
 import { mac } from '../../src/verify/mac';
 
-jest.mock('../../src/internal/node-builtins', () => ({ nodeBuiltin: () => undefined }));
+jest.mock('../../src/internal/runtime/node-builtins', () => ({ nodeBuiltin: () => undefined }));
 
 const SECRET = 'portable-path-secret-0123456789';
 const OTHER = 'another-board-secret-0123456789';

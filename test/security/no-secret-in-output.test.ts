@@ -13,7 +13,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import express from 'express';
 import pino from 'pino';
-import type { WebhookLogger } from '../../src/internal/logger';
+import type { WebhookLogger } from '../../src/internal/logging/logger';
 import { createNodeHandler, memoryStore, svcBoardWebhook, svcBotWebhook, type DeliveryStore, type SvcWebhookError } from '../../src';
 import { SvcClient } from '../../src/client';
 import { createFakeSvc } from '../../src/testing';

@@ -1,5 +1,5 @@
 import { postgresStore, type PooledSqlClient, type PostgresPool, type PostgresStore, type PostgresStoreOptions } from '../../src/dedup/postgres-store';
-import type { SqlResult } from '../../src/internal/sql-client';
+import type { SqlResult } from '../../src/internal/connections/sql-client';
 
 /** One statement as a client received it. */
 export interface SentQuery {

@@ -7,7 +7,7 @@
  */
 import express from 'express';
 import { svcBoardWebhook } from '../../src';
-import { webhookLoggers } from '../../src/internal/webhook-loggers';
+import { webhookLoggers } from '../../src/internal/logging/webhook-loggers';
 import { boardEvent, deliverBoardEvent } from '../../src/testing';
 
 const secret = 'log-flush-secret-0123456789abcdef';

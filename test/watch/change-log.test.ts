@@ -1,7 +1,7 @@
 import { memoryLogger } from '../support/apps';
 import { ChangeLog, MAX_LINES_PER_WINDOW } from '../../src/watch/change-log';
 import type { WebhookStatus } from '../../src/watch/watch-types';
-import { scrubbedLogger } from '../../src/internal/webhook-loggers';
+import { scrubbedLogger } from '../../src/internal/logging/webhook-loggers';
 
 function status(boardId: string, state: WebhookStatus['state'], reason?: string): WebhookStatus {
   return { webhook: 'board', boardId, state, since: 0, checkedAt: 0, summary: `${state}!`, ...(reason === undefined ? {} : { reason }) } as WebhookStatus;

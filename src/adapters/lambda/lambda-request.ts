@@ -1,4 +1,4 @@
-import { printable } from '../../internal/printable';
+import { printable } from '../../internal/logging/printable';
 import type { WebhookRequest } from '../plain/plain-request';
 
 /** Which of the HTTP event shapes an event is: REST API (payload 1.0), HTTP API or Function URL (2.0), ALB. */

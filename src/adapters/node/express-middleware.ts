@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { matchRequest, type PathPattern } from '../../internal/path-pattern';
+import { matchRequest, type PathPattern } from '../../internal/request/path-pattern';
 import { isSigned, notePassedBy } from './misrouted';
 import { attachReceiver, type WebhookReceiver } from '../webhook-receiver';
 import { NODE_REQUEST, sendOutcome } from './node-request';

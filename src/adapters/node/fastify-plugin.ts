@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Outcome } from '../../receive/receiver';
 import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
-import { readOptions, stringOption } from '../../internal/option-table';
-import { requestPathname } from '../../internal/path-pattern';
+import { readOptions, stringOption } from '../../internal/checks/option-table';
+import { requestPathname } from '../../internal/request/path-pattern';
 import { isSigned } from './misrouted';
 import { NODE_REQUEST } from './node-request';
 

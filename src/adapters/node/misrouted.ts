@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { headerValues } from '../../internal/headers';
-import { requestPathname } from '../../internal/path-pattern';
+import { headerValues } from '../../internal/request/headers';
+import { requestPathname } from '../../internal/request/path-pattern';
 import type { WebhookReceiver } from '../webhook-receiver';
 
 type MountedRequest = IncomingMessage & { baseUrl?: string };

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestPathname } from '../../internal/path-pattern';
+import { requestPathname } from '../../internal/request/path-pattern';
 import type { Middleware } from './express-middleware';
 import { receiverOf } from '../webhook-receiver';
 import { isSigned, notePassedBy } from './misrouted';

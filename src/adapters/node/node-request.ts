@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { readRawBody } from '../../capture/read-raw-body';
 import type { Outcome } from '../../receive/receiver';
-import type { RequestAccess } from '../../internal/request-access';
+import type { RequestAccess } from '../../internal/request/request-access';
 
 type ExpressRequest = IncomingMessage & { originalUrl?: string };
 

@@ -1,5 +1,5 @@
 import { tooLarge } from '../../capture/body-bounds';
-import type { RequestAccess, RequestFacts } from '../../internal/request-access';
+import type { RequestAccess, RequestFacts } from '../../internal/request/request-access';
 import { INTERNAL, outcomeHeaders, type Outcome } from '../../receive/outcome';
 import type { WebhookReceiver } from '../webhook-receiver';
 import { WEB_REQUEST } from '../web/web-request';

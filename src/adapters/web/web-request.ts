@@ -1,5 +1,5 @@
 import { readWebBody } from '../../capture/read-web-body';
-import type { RequestAccess } from '../../internal/request-access';
+import type { RequestAccess } from '../../internal/request/request-access';
 
 /** How the pipeline reads a Fetch `Request`, on any runtime that has one. */
 export const WEB_REQUEST: RequestAccess<Request> = {

@@ -1,5 +1,5 @@
 import { SPEC_BODY_BYTES } from '../../webhooks/webhook-options';
-import { scrubbedLogger } from '../../internal/webhook-loggers';
+import { scrubbedLogger } from '../../internal/logging/webhook-loggers';
 import { describeLoad, openStore } from '../../relay/relay-backend';
 import { backendTarget } from '../relay-target';
 import { relayIntake, type Intake } from '../../relay/relay-intake';

@@ -1,4 +1,13 @@
-import { booleanOption, choiceOption, customOption, kindOf, numberOption, readOptions, stringOption, type ReadOptions } from '../../internal/option-table';
+import {
+  booleanOption,
+  choiceOption,
+  customOption,
+  kindOf,
+  numberOption,
+  readOptions,
+  stringOption,
+  type ReadOptions,
+} from '../../internal/checks/option-table';
 import type { VersionInfo } from '../../client/setup-types';
 import { readChaos } from './chaos';
 import { FakeSvcError } from './emulator-error';

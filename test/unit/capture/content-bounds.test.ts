@@ -1,7 +1,7 @@
 import { SvcWebhookError } from '../../../src';
 import { alreadyConsumed, bodyTimeout, declaredLength, joinBody, readFailed, tooLarge } from '../../../src/capture/body-bounds';
 import { checkContentHeaders } from '../../../src/capture/body-bounds';
-import { headerText, headerValues } from '../../../src/internal/headers';
+import { headerText, headerValues } from '../../../src/internal/request/headers';
 
 /** The SvcWebhookError `run` throws (fails the test when it throws nothing or something else). */
 function thrown(run: () => unknown): SvcWebhookError {

@@ -1,6 +1,6 @@
 import { SvcWebhookError } from '../../../src/errors';
 import { CLAIM_LOST_MARKER, rowKey, statements, type Statements } from '../../../src/dedup/postgres-sql';
-import type { SqlClient } from '../../../src/internal/sql-client';
+import type { SqlClient } from '../../../src/internal/connections/sql-client';
 import { handlerFailure } from '../../../src/receive/handler-failure';
 import { after, never, result, storeOpener, type FakePoolScript, type SentQuery } from '../../support/fake-pg';
 

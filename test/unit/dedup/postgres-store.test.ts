@@ -3,7 +3,7 @@ import { StoreTimeoutError } from '../../../src/dedup/postgres-failure';
 import { parkingStatements } from '../../../src/dedup/postgres-parking-sql';
 import { rowKey, statements, type Statements } from '../../../src/dedup/postgres-sql';
 import { postgresStore, PostgresStore } from '../../../src/dedup/postgres-store';
-import type { SqlResult } from '../../../src/internal/sql-client';
+import type { SqlResult } from '../../../src/internal/connections/sql-client';
 import { after, fakePool, never, result, storeOpener } from '../../support/fake-pg';
 
 /**

@@ -4,7 +4,7 @@ import type { InboxSettings } from '../../../src/inbox/inbox-options';
 import { InboxProducer, jobOptions } from '../../../src/inbox/inbox-producer';
 import { inboxConnection } from '../../../src/inbox/redis-connection';
 import type { JobSource } from '../../../src/inbox/accepted-delivery';
-import type { Delivery } from '../../../src/internal/delivery';
+import type { Delivery } from '../../../src/internal/delivery/delivery';
 import { Queue, resetBullmq, script } from '../../support/fake-bullmq';
 
 /**

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { redisStoreKey } from '../../../src/dedup/redis-store';
 import { BoardOrder, type ScriptRunner } from '../../../src/inbox/board-order';
 import { deliveryIdOf, jobIdOf } from '../../../src/inbox/inbox-job';
-import { keySegment } from '../../../src/internal/redis-key';
-import { hasLoneSurrogate } from '../../../src/internal/unicode';
+import { keySegment } from '../../../src/internal/connections/redis-key';
+import { hasLoneSurrogate } from '../../../src/internal/checks/unicode';
 
 /**
  * The key families the library and BullMQ write to one Redis, with the documented prefixes: the

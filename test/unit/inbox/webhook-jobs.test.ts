@@ -1,4 +1,4 @@
-import type { BoardDelivery, BotDelivery } from '../../../src/internal/delivery';
+import type { BoardDelivery, BotDelivery } from '../../../src/internal/delivery/delivery';
 import { boardJobs, botJobs } from '../../../src/inbox/webhook-jobs';
 import { headersOnly } from '../../../src/inbox/inbox-job';
 import type { InboxSettings } from '../../../src/inbox/inbox-options';

@@ -1,6 +1,6 @@
 import * as otel from '@opentelemetry/api';
 import pino from 'pino';
-import type { DeliveryRecord } from '../../../src/internal/delivery-record';
+import type { DeliveryRecord } from '../../../src/internal/delivery/delivery-record';
 import { DeliveryReport } from '../../../src/observe/delivery-report';
 import { DeliveryTrace, type DeliveryEnd } from '../../../src/observe/telemetry';
 

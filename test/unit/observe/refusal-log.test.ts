@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { SvcWebhookError, type ErrorCode } from '../../../src/errors';
-import { noteClaimedBoard } from '../../../src/internal/claimed-board-note';
+import { noteClaimedBoard } from '../../../src/internal/logging/claimed-board-note';
 import { REFUSAL_LOG_INTERVAL_MS, RefusalLog, isExpectedRefusal } from '../../../src/observe/refusal-log';
-import type { RequestFacts } from '../../../src/internal/request-access';
+import type { RequestFacts } from '../../../src/internal/request/request-access';
 
 function logOf() {
   const chunks: string[] = [];

@@ -1,5 +1,5 @@
 import { SvcWebhookError } from '../../../src/errors';
-import type { BoardDelivery } from '../../../src/internal/delivery';
+import type { BoardDelivery } from '../../../src/internal/delivery/delivery';
 import type { Outcome } from '../../../src/receive/receiver';
 import type { Handoff } from '../../../src/inbox/accepted-delivery';
 import { boardEvent } from '../../../src/testing/example-events';

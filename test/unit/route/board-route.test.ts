@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { BoardDelivery } from '../../../src/internal/delivery';
+import type { BoardDelivery } from '../../../src/internal/delivery/delivery';
 import { HandlerRegistry, boardRoute, type BoardHandlers } from '../../../src/route/delivery-route';
 import type { DeliveryScope } from '../../../src/route/delivery-route';
 import type { BoardHandler } from '../../../src/route/handler-types';

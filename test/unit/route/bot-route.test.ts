@@ -1,5 +1,5 @@
 import pino from 'pino';
-import type { BotDelivery } from '../../../src/internal/delivery';
+import type { BotDelivery } from '../../../src/internal/delivery/delivery';
 import { HandlerRegistry, botRoute, type BotHandlers } from '../../../src/route/delivery-route';
 import type { DeliveryScope } from '../../../src/route/delivery-route';
 import type { BotHandler, CommandData } from '../../../src/route/handler-types';

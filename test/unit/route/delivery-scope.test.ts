@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import pino from 'pino';
 import type { DeliveryStore } from '../../../src/dedup/delivery-store';
-import type { RequestAccess } from '../../../src/internal/request-access';
+import type { RequestAccess } from '../../../src/internal/request/request-access';
 import { DeliveryScope } from '../../../src/route/delivery-route';
-import { RequestScope } from '../../../src/internal/request-scope';
+import { RequestScope } from '../../../src/internal/request/request-scope';
 
 const SIGNATURE = `sha256=${'ab'.repeat(32)}`;
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { svcBoardWebhook, svcBotWebhook } from '../../../src';
-import type { BoardDelivery } from '../../../src/internal/delivery';
+import type { BoardDelivery } from '../../../src/internal/delivery/delivery';
 import { HandlerRegistry, boardRoute } from '../../../src/route/delivery-route';
 import type { BoardContext } from '../../../src/route/handler-types';
 import { IGNORE_OPTIONS, ignoreRule, ignoreSettings, ignoredBy, originOf, type IgnoreSettings } from '../../../src/route/origin';

@@ -1,4 +1,4 @@
-import type { Verified } from '../../../src/internal/delivery';
+import type { Verified } from '../../../src/internal/delivery/delivery';
 import { boardDelivery, sequenceNumber } from '../../../src/validate/board-delivery';
 import { boardEvent } from '../../../src/testing/example-events';
 import { refusal } from '../../support/refusal';

@@ -1,5 +1,5 @@
 import { SvcWebhookError } from '../../../src/errors';
-import type { Verified } from '../../../src/internal/delivery';
+import type { Verified } from '../../../src/internal/delivery/delivery';
 import { BOT_UPDATE_FUTURE_MS, botDeliveryCheck } from '../../../src/validate/bot-delivery';
 import { refusal } from '../../support/refusal';
 

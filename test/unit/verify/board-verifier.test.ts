@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { SvcWebhookError } from '../../../src/errors';
-import { pathPattern } from '../../../src/internal/path-pattern';
-import type { RequestFacts } from '../../../src/internal/request-access';
+import { pathPattern } from '../../../src/internal/request/path-pattern';
+import type { RequestFacts } from '../../../src/internal/request/request-access';
 import { RefusalLog } from '../../../src/observe/refusal-log';
 import { boardSignature } from '../../../src/testing/sign-delivery';
 import { boardVerifier, type BoardSignature } from '../../../src/verify/verify-signature';

@@ -1,5 +1,5 @@
-import { pathPattern } from '../../../src/internal/path-pattern';
-import type { RequestFacts } from '../../../src/internal/request-access';
+import { pathPattern } from '../../../src/internal/request/path-pattern';
+import type { RequestFacts } from '../../../src/internal/request/request-access';
 import { botSignature } from '../../../src/testing/sign-delivery';
 import { botVerifier } from '../../../src/verify/verify-signature';
 import { secretKeys } from '../../../src/verify/secret-keys';

@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { isSvcWebhookError } from '../../../src';
-import { pathId, pathPattern, requestPathname } from '../../../src/internal/path-pattern';
+import { pathId, pathPattern, requestPathname } from '../../../src/internal/request/path-pattern';
 import { bodyBoardId, scannedBoardId } from '../../../src/verify/claimed-board';
 import { FAILURE_LOG_INTERVAL_MS, MAX_FAILURE_LINES, SecretLookup, type SecretAnswer } from '../../../src/verify/secret-resolver';
 import { secretLookupSettings } from '../../../src/verify/secret-lookup-options';
-import { redactingLogOptions } from '../../../src/internal/log-redaction';
+import { redactingLogOptions } from '../../../src/internal/logging/log-redaction';
 
 const silent = pino({ level: 'silent' });
 const SECRET = 'a-secret-of-sixteen-or-more';

@@ -5,7 +5,7 @@ import { startWorker } from '../../../src/receive/inbox-worker';
 import { requireQueuePackages } from '../../../src/inbox/redis-connection';
 import type { JobSource } from '../../../src/inbox/accepted-delivery';
 import { webhookInbox } from '../../../src/webhooks/webhook-inbox';
-import type { Delivery } from '../../../src/internal/delivery';
+import type { Delivery } from '../../../src/internal/delivery/delivery';
 import type { DeliveryReport } from '../../../src/observe/delivery-report';
 import type { WebhookProtocol } from '../../../src/receive/webhook-protocol';
 

@@ -1,5 +1,5 @@
 import * as nodeCrypto from 'node:crypto';
-import { nodeBuiltin } from '../../../src/internal/node-builtins';
+import { nodeBuiltin } from '../../../../src/internal/runtime/node-builtins';
 
 describe('nodeBuiltin, Node’s own modules asked of the runtime', () => {
   const process = globalThis.process as { getBuiltinModule?: unknown };

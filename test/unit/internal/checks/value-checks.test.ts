@@ -1,4 +1,4 @@
-import { isSvcResourceId, isUuid } from '../../../src/internal/value-checks';
+import { isSvcResourceId, isUuid } from '../../../../src/internal/checks/value-checks';
 
 const ID = '88f7b448-895e-49f0-9eca-ab4ee416bab1';
 

@@ -1,5 +1,5 @@
-import type { BoardWebhookEvent } from '../generated/board-types';
-import type { BotWebhookUpdate } from '../generated/bot-types';
+import type { BoardWebhookEvent } from '../../generated/board-types';
+import type { BotWebhookUpdate } from '../../generated/bot-types';
 
 /** A delivery after every check: what de-duplication, the inbox and routing need. */
 export interface Delivery {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { Awaitable } from './awaitable';
-import type { SvcWebhookError } from '../errors';
-import type { WebhookLogger } from './logger';
+import type { Awaitable } from '../checks/awaitable';
+import type { SvcWebhookError } from '../../errors';
+import type { WebhookLogger } from '../logging/logger';
 
 /** Where an error happened; fields are absent when the request failed before they were known. */
 export interface ErrorContext {

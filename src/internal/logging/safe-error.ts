@@ -1,4 +1,4 @@
-import { SvcWebhookError } from '../errors';
+import { SvcWebhookError } from '../../errors';
 
 // A cause chain or an aggregate nested deeper than this is cut: a hostile value can be cyclic.
 const MAX_DEPTH = 4;

@@ -1,4 +1,4 @@
-import type { RequestFacts } from './request-access';
+import type { RequestFacts } from '../request/request-access';
 
 /**
  * The board a request claimed, noted by the verify step when the request is refused and read by the

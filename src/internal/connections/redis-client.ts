@@ -1,5 +1,5 @@
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { kindOf } from './option-table';
+import { kindOf } from '../checks/option-table';
 
 /** Where a Redis lives: one server, by its URL, or a Redis Cluster, by its seed nodes' URLs. */
 export type RedisTarget = { readonly url: string } | { readonly cluster: readonly string[] };

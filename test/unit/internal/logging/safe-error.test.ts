@@ -1,5 +1,5 @@
-import { SvcWebhookError } from '../../../src';
-import { safeError } from '../../../src/internal/safe-error';
+import { SvcWebhookError } from '../../../../src';
+import { safeError } from '../../../../src/internal/logging/safe-error';
 
 describe('safeError: a copy of anything thrown, safe to log', () => {
   it("copies an Error's type, message, stack and code", () => {

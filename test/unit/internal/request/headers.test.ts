@@ -1,4 +1,4 @@
-import { headerText, headerValues, singleHeader, type HeaderSource } from '../../../src/internal/headers';
+import { headerText, headerValues, singleHeader, type HeaderSource } from '../../../../src/internal/request/headers';
 
 /** A Node request as the adapters see it: the raw list as sent, `headers` as Node builds it (lower case). */
 function nodeRequest(raw: string[], headers: Record<string, string | string[]>): HeaderSource {

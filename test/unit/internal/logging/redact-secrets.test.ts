@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import pino from 'pino';
-import { redactSecrets, redactingStream } from '../../../src/internal/redact-secrets';
+import { redactSecrets, redactingStream } from '../../../../src/internal/logging/redact-secrets';
 
 const ID = '0b7e6a52-3f0e-4c8e-9d51-2f8a1c3b4d5e';
 const SECRET = 'abc123XYZ_-0123456789abcdefghijklmnopqrstuv';

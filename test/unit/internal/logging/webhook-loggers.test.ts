@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { DeferredLogger, SILENT_LOGGER } from '../../../src/internal/logger';
-import { LOG_BATCH, fallbackLogger, pinoTo, scrubbedLogger, webhookLoggers } from '../../../src/internal/webhook-loggers';
+import { DeferredLogger, SILENT_LOGGER } from '../../../../src/internal/logging/logger';
+import { LOG_BATCH, fallbackLogger, pinoTo, scrubbedLogger, webhookLoggers } from '../../../../src/internal/logging/webhook-loggers';
 
 const SECRET = 'the-configured-secret-0123456789';
 
@@ -122,7 +122,7 @@ describe('the default logger on Deno', () => {
     const info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
     jest.isolateModules(() => {
       // A fresh module: the default logger is made once per process.
-      const fresh = require('../../../src/internal/webhook-loggers') as typeof import('../../../src/internal/webhook-loggers');
+      const fresh = require('../../../../src/internal/logging/webhook-loggers') as typeof import('../../../../src/internal/logging/webhook-loggers');
       fresh.webhookLoggers(undefined, 'board', []).logger.info({ deliveryId: 'd' }, 'hello');
     });
     expect(info).toHaveBeenCalledTimes(1);

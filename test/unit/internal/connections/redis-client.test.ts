@@ -1,11 +1,11 @@
-import { clusterSeeds, createRedisClient } from '../../../src/internal/redis-client';
-import { Cluster, Redis, resetIoredis } from '../../support/fake-ioredis';
+import { clusterSeeds, createRedisClient } from '../../../../src/internal/connections/redis-client';
+import { Cluster, Redis, resetIoredis } from '../../../support/fake-ioredis';
 
 /**
  * The Redis clients the store and the inbox open, against a scripted ioredis: one server's from its
  * URL, a cluster's from its seed nodes; and the seed nodes as setup checks them.
  */
-jest.mock('ioredis', () => jest.requireActual('../../support/fake-ioredis'));
+jest.mock('ioredis', () => jest.requireActual('../../../support/fake-ioredis'));
 
 beforeEach(() => resetIoredis());
 

@@ -1,5 +1,5 @@
 import { stdSerializers } from 'pino';
-import { REDACTED, TOO_DEEP, UNREADABLE, redactingLogOptions } from '../../../src/internal/log-redaction';
+import { REDACTED, TOO_DEEP, UNREADABLE, redactingLogOptions } from '../../../../src/internal/logging/log-redaction';
 
 const SECRET = 'board-secret-0123456789abcdef';
 const { formatters } = redactingLogOptions([SECRET]);

@@ -13,7 +13,7 @@ import {
   type LoggerLike,
   type WebhookLogger,
 } from './logger';
-import { kindOf } from './option-table';
+import { kindOf } from '../checks/option-table';
 
 /** What the `logger` option takes: a pino logger, any object with info/warn/error, or false for none. */
 export type LoggerOption = Logger | LoggerLike | false;

@@ -1,4 +1,4 @@
-import { hasLoneSurrogate } from './unicode';
+import { hasLoneSurrogate } from '../checks/unicode';
 
 /**
  * Text that senders choose (a delivery id, a board id) goes into a Redis key only as a segment made

@@ -1,4 +1,4 @@
-import { MAX_PATH_ID_LENGTH, normalisePath, pathId, pathPattern, requestPathname } from '../../../src/internal/path-pattern';
+import { MAX_PATH_ID_LENGTH, normalisePath, pathId, pathPattern, requestPathname } from '../../../../src/internal/request/path-pattern';
 
 const BOARD = ['boardId'];
 

@@ -1,7 +1,15 @@
 import pino from 'pino';
-import { childDropping } from '../../../src/internal/log-redaction';
-import { LoggerOnFirstLine, SinkLogger, consoleJsonSink, isLoggerLike, isPinoLogger, loggerSink, type LineScrub } from '../../../src/internal/logger';
-import { memoryLogger } from '../../support/apps';
+import { childDropping } from '../../../../src/internal/logging/log-redaction';
+import {
+  LoggerOnFirstLine,
+  SinkLogger,
+  consoleJsonSink,
+  isLoggerLike,
+  isPinoLogger,
+  loggerSink,
+  type LineScrub,
+} from '../../../../src/internal/logging/logger';
+import { memoryLogger } from '../../../support/apps';
 
 const KEEP: LineScrub = { fields: (f) => f, message: (m) => m };
 

@@ -1,5 +1,5 @@
-import { svcBoardWebhook, svcBotWebhook } from '../../../src';
-import { choiceOption, editDistance, kindOf, numberOption, readOptions, stringOption } from '../../../src/internal/option-table';
+import { svcBoardWebhook, svcBotWebhook } from '../../../../src';
+import { choiceOption, editDistance, kindOf, numberOption, readOptions, stringOption } from '../../../../src/internal/checks/option-table';
 
 const SECRET = 'a-secret-of-sixteen+';
 
