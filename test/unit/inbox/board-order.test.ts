@@ -1,4 +1,5 @@
-import { BOARD_PLACE_KEPT_MS, BoardOrder, type ScriptRunner } from '../../../src/inbox/board-order';
+import { BOARD_PLACE_KEPT_MS, BoardOrder, logGapWait, type ScriptRunner } from '../../../src/inbox/board-order';
+import type { WebhookLogger } from '../../../src/internal/logging/logger';
 import { scriptedClient } from '../../support/fake-ioredis';
 
 /**
@@ -175,5 +176,21 @@ describe('board order: an unordered kind handled (pass)', () => {
     expect(script).toContain("redis.call('ZADD', KEYS[3], seq, ARGV[1])");
     expect(script).toContain("redis.call('PEXPIRE', KEYS[3], ARGV[2])");
     expect(script).toContain('return waiting(ARGV[3])');
+  });
+});
+
+describe('board order: the line an event writes when it starts waiting for a gap (logGapWait)', () => {
+  /** A logger that keeps each line's level and fields. */
+  function recordingLogger() {
+    const lines: Array<[string, object]> = [];
+    const at = (level: string) => (fields: object) => void lines.push([level, fields]);
+    const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger } as unknown as WebhookLogger;
+    return { logger, lines };
+  }
+
+  it('writes one info line with the board, the delivery, its sequence, the missing numbers and how long it waits', () => {
+    const { logger, lines } = recordingLogger();
+    logGapWait(logger, { board: 'b1', sequence: 211, deliveryId: 'd-x' }, { waitMs: 120_000, missing: { from: 1, to: 210 } });
+    expect(lines).toEqual([['info', { board: 'b1', deliveryId: 'd-x', sequence: 211, missing: { from: 1, to: 210 }, waitMs: 120_000 }]]);
   });
 });
