@@ -1,5 +1,14 @@
 import { svcBoardWebhook, svcBotWebhook } from '../../../../src';
-import { choiceOption, editDistance, kindOf, numberOption, readOptions, stringOption } from '../../../../src/internal/checks/option-table';
+import {
+  booleanOption,
+  choiceOption,
+  editDistance,
+  functionOption,
+  kindOf,
+  numberOption,
+  readOptions,
+  stringOption,
+} from '../../../../src/internal/checks/option-table';
 
 const SECRET = 'a-secret-of-sixteen+';
 
@@ -104,6 +113,41 @@ describe('a numeric option', () => {
     const optional = numberOption({ doc: 'd', unit: 'seconds', default: undefined, min: 1, max: 9 });
     expect(optional.read(undefined, 'x')).toBeUndefined();
     expect([optional.type, optional.defaultText, optional.bounds]).toEqual(['number (seconds)', undefined, '1 to 9']);
+  });
+
+  it('documents its unit in its type, a count as a plain number', () => {
+    expect(['ms', 'seconds', 'bytes', 'count'].map((unit) => numberOption({ doc: 'd', unit: unit as 'ms', default: 1, min: 0 }).type)).toEqual([
+      'number (milliseconds)',
+      'number (seconds)',
+      'number (bytes)',
+      'number',
+    ]);
+  });
+});
+
+describe('a boolean option', () => {
+  const option = booleanOption({ doc: 'd', default: true });
+
+  it('is the default when absent, and true or false as given', () => {
+    expect([option.read(undefined, 'x'), option.read(false, 'x'), option.read(true, 'x')]).toEqual([true, false, true]);
+  });
+
+  it.each(['true', 1, 0, null, {}])('refuses anything else with a TypeError at setup: %p', (value) => {
+    expect(() => option.read(value, 'x')).toThrow(TypeError);
+  });
+});
+
+describe('a function option', () => {
+  const clock = () => 5;
+  const option = functionOption<() => number>({ doc: 'd', type: '() => number', default: Date.now });
+
+  it('is the default when absent, and the function as given', () => {
+    expect(option.read(undefined, 'now')).toBe(Date.now);
+    expect(option.read(clock, 'now')).toBe(clock);
+  });
+
+  it.each([5, 'Date.now', null, {}])('refuses what is not a function with a TypeError at setup: %p', (value) => {
+    expect(() => option.read(value, 'now')).toThrow(TypeError);
   });
 });
 
