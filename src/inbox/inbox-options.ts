@@ -157,6 +157,7 @@ const RENAMED = {
 };
 
 /** Checks the inbox options once, at setup. */
+// Stryker disable next-line StringLiteral: the factory's name reaches only the refusals' messages (test/mutation/EQUIVALENT.inbox-rest.md)
 export function inboxSettings(options: unknown, factory = 'svcBoardWebhook'): InboxSettings {
   const read = readOptions(INBOX_OPTIONS, options, { factory, prefix: 'inbox.', renamed: RENAMED });
   if (read.connection === undefined) throw new TypeError(`svc-webhooks: \`inbox.connection\` is required: the redis:// URL of the Redis the queues live in`);

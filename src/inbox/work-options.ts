@@ -47,6 +47,7 @@ export type WorkSettings = ReadOptions<typeof WORK_OPTIONS>;
 
 /** Checks the options of `work()` once, when the worker starts. */
 export function workSettings(options: unknown): WorkSettings {
+  // Stryker disable next-line ObjectLiteral: the factory's name and the word renamed reach only the refusal's message (test/mutation/EQUIVALENT.inbox-rest.md)
   return readOptions(WORK_OPTIONS, options, { factory: 'work()', renamed: { lockDuration: 'lockDurationMs', stalledInterval: 'stalledIntervalMs' } });
 }
 
