@@ -56,3 +56,20 @@ describe('the line for a signed delivery no webhook path answers', () => {
     expect(warn.mock.calls.at(-1)![0]).not.toHaveProperty('dropped');
   });
 });
+
+describe('the line for where a webhook answers, once Express told its mount', () => {
+  function mountLog() {
+    const info = jest.fn();
+    return { log: new MisrouteLog({ info } as never, () => 0), info };
+  }
+
+  it('names the full path and the mount, `/` for a webhook mounted at the root', () => {
+    const { log, info } = mountLog();
+    log.mounted('/api/webhooks/board', '/api');
+    log.mounted('/webhooks/bot', '');
+    expect(info.mock.calls.map((call) => call[0])).toEqual([
+      { path: '/api/webhooks/board', mountedAt: '/api' },
+      { path: '/webhooks/bot', mountedAt: '/' },
+    ]);
+  });
+});
