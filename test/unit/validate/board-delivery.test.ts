@@ -118,6 +118,13 @@ describe('the checks of a verified board event', () => {
       expect(check(event({ task: null }), {}, by('b-1')).kind).toBe('task.created');
       expect(check(event({ task: { board_id: 'b-1', key: 'X-1' } }), {}, by('b-1')).kind).toBe('task.created');
     });
+
+    it('leave a task key unchecked when the board sends an empty key', () => {
+      const payload = real();
+      payload.board.key = '';
+      payload.task.key = 'ENG-42';
+      expect(check(payload, {}, by(payload.board.id)).kind).toBe('task.created');
+    });
   });
 
   it.each([

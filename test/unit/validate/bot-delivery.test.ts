@@ -61,6 +61,15 @@ describe('the checks of a verified bot update', () => {
       expect(check(update({ botUserId: 'b-9' })).botId).toBe('b-9');
       expect(check(update({ botUserId: 7 })).botId).toBe('');
     });
+
+    it('check a command only against the bot it names: one naming no bot as text is delivered', () => {
+      const commanded = (command: Record<string, unknown>) =>
+        update({ botUserId: BOT, event: { messageCreate: { workspaceId: 'w', message: { id: 'm1', text: '/deploy', command } } } });
+      expect(check(commanded({ name: 'deploy' }), {}, { by: BOT }).botId).toBe(BOT);
+      expect(check(commanded({ name: 'deploy', botUserId: 7 }), {}, { by: BOT }).botId).toBe(BOT);
+      expect(check(commanded({ name: 'deploy', botUserId: BOT.toUpperCase() }), {}, { by: BOT }).botId).toBe(BOT);
+      expect(refusal(() => check(commanded({ name: 'deploy', botUserId: 'b-other' }), {}, { by: BOT }))).toBe('bot_id_mismatch');
+    });
   });
 
   it.each([
