@@ -15,6 +15,7 @@ export function checkContentHeaders(headers: HeaderSource): void {
     throw new SvcWebhookError('content_encoding_unsupported', 'Content-Encoding is not supported; send the JSON body as it is');
   }
   const type = headerText(headers, 'content-type');
+  // Stryker disable next-line StringLiteral: any text but application/json is refused alike (test/mutation/EQUIVALENT.core.md)
   const mediaType = type === undefined ? '' : type.split(';', 1)[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json') {
     throw new SvcWebhookError('unsupported_media_type', 'Content-Type must be application/json');

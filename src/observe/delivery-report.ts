@@ -98,6 +98,7 @@ export class DeliveryReport {
       if (queue === undefined) this.parts.lineLogger.info(line, 'delivery received');
       else this.parts.lineLogger.info({ ...line, queue }, 'delivery received');
       a.trace?.end({ outcome: a.state, status: 200, deliveryId: delivery?.id, kind: delivery?.kind });
+      // Stryker disable next-line OptionalChaining: `delivery` was read above: it is there (test/mutation/EQUIVALENT.core.md)
       this.tell(() => ({ ...line, webhook: this.parts.webhook, receivedAt: a.receivedAt, verified: true, payload: delivery?.payload, queue }));
       return;
     }

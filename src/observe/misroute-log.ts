@@ -47,6 +47,7 @@ export class MisrouteLog {
     this.linesInWindow++;
     const dropped = this.dropped;
     this.dropped = 0;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: message text only; the count is the `dropped` field (test/mutation/EQUIVALENT.core.md)
     const more = dropped === 0 ? '' : ` (${dropped} more misrouted requests were not logged since the last such line)`;
     this.logger.warn(
       dropped === 0 ? { path, answers, option: 'path' } : { path, answers, option: 'path', dropped },

@@ -64,6 +64,7 @@ export const SECRET_LOOKUP_OPTIONS = {
 export type SecretLookupSettings = ReadOptions<typeof SECRET_LOOKUP_OPTIONS>;
 
 /** Reads the `secretLookup` option (absent: every default). */
+// Stryker disable next-line StringLiteral: message text only (test/mutation/EQUIVALENT.core.md)
 export function secretLookupSettings(input: unknown, factory = 'svcBoardWebhook'): SecretLookupSettings {
   return readOptions(SECRET_LOOKUP_OPTIONS, input ?? {}, {
     factory,

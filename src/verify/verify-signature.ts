@@ -201,6 +201,7 @@ export function botVerifier(secrets: SecretSource, pattern: PathPattern): Verifi
       if (keys !== undefined) return settled(verifyBotSignature(keys, claimed, body), FIXED);
       // A bot update names no bot to trust before it is verified: the path says which bot's secret to use.
       const botId = pathId(pattern, request);
+      // Stryker disable next-line ConditionalExpression: no id is no svc user id either: unknown_bot all the same (test/mutation/EQUIVALENT.core.md)
       if (botId === undefined) throw new SvcWebhookError('unknown_bot', 'the request path names no bot');
       // The resolver is asked only about what can be a bot user's id (a lowercase UUID).
       if (!isSvcResourceId(botId))
