@@ -36,6 +36,8 @@ describe('which PostgreSQL errors mean the database could not be reached in time
     ["pg's closed client in the middle of another", { message: 'the Client was closed and is not queryable, said the handler' }],
     ['a numeric code', { code: 8, message: 'x' }],
     ['a message that is not text', { message: 7 }],
+    ["a message that is not text but reads as pg's when converted", { message: ['Connection terminated unexpectedly'] }],
+    ["a message object that prints as pg's", { message: { toString: () => 'Connection terminated' } }],
     ['a thrown string', 'Connection terminated'],
     ['null', null],
     ['undefined', undefined],
