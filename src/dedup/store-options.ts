@@ -49,6 +49,7 @@ function given<T>(spec: { doc: string; type: string; methods: readonly string[];
     read(value, name) {
       if (value === undefined) return undefined;
       const target = value as Record<string, unknown> | null;
+      // Stryker disable next-line MethodExpression: every declared client or pool names one method, where some and every agree (test/mutation/EQUIVALENT.core.md)
       if (typeof target !== 'object' || target === null || spec.methods.some((m) => typeof target[m] !== 'function')) {
         throw new TypeError(`svc-webhooks: \`${name}\` must be ${spec.type} (with ${spec.methods.join(', ')}); got ${kindOf(value)}`);
       }
@@ -111,7 +112,9 @@ export const REDIS_REST_STORE_OPTIONS = {
       let protocol: string;
       try {
         protocol = new URL(value).protocol;
+        // Stryker disable next-line BlockStatement: an unset protocol is no http(s) either (test/mutation/EQUIVALENT.core.md)
       } catch {
+        // Stryker disable next-line StringLiteral: any text that is no http(s) protocol is refused alike (test/mutation/EQUIVALENT.core.md)
         protocol = '';
       }
       // The value itself is not shown: a URL may carry a token in its query.

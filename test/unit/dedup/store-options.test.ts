@@ -26,6 +26,14 @@ describe('a client or pool given to a store', () => {
     expect(() => postgresStore({ pool: pool as never })).toThrow(/`pool` must be a pg Pool \(with connect\)/);
   });
 
+  // A function has a `call` method of its own (Function.prototype.call): an object is what is asked for.
+  it.each([
+    ['redisStore()', () => redisStore({ client: Object.assign(() => undefined, { call }) as unknown as RedisCommander })],
+    ['postgresStore()', () => postgresStore({ pool: Object.assign(() => undefined, { connect: async () => ({}) }) as never })],
+  ])('is refused by %s with a TypeError when it is a function, even one carrying the methods', (_what, make) => {
+    expect(make).toThrow(TypeError);
+  });
+
   it('is taken by postgresStore() when it has connect', () => {
     expect(postgresStore({ pool: { connect: async () => ({ query: call, release: () => undefined }) } as never }).retentionMs).toBeGreaterThan(0);
   });
