@@ -13,6 +13,7 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  */
 export function idWords(id: string, out: Uint32Array): void {
   if (id.length === 36 && UUID.test(id)) {
+    // Stryker disable next-line MethodExpression: parseInt stops at the first '-', the ninth character of a UUID (test/mutation/EQUIVALENT.md)
     out[0] = parseInt(id.slice(0, 8), 16);
     out[1] = parseInt(id.slice(9, 13) + id.slice(14, 18), 16);
     out[2] = parseInt(id.slice(19, 23) + id.slice(24, 28), 16);
@@ -28,6 +29,7 @@ export type HashWords = (id: string, out: Uint32Array) => void;
 export function nodeHashWords(crypto: typeof NodeCrypto): HashWords {
   return (id, out) => {
     const digest = crypto.createHash('sha256').update(id).digest();
+    // Stryker disable next-line EqualityOperator: a write past the end of a typed array is ignored (test/mutation/EQUIVALENT.md)
     for (let i = 0; i < 4; i++) out[i] = digest.readUInt32LE(i * 4);
   };
 }
@@ -122,6 +124,7 @@ export class IdTable {
     const capacity = (this.mask + 1) * 2;
     const slots = new Uint32Array(capacity * 4);
     const mask = capacity - 1;
+    // Stryker disable next-line EqualityOperator: one step past the end inserts zeros into an empty slot (test/mutation/EQUIVALENT.md)
     for (let o = 0; o < old.length; o += 4) {
       if (old[o] !== 0 || old[o + 1] !== 0 || old[o + 2] !== 0 || old[o + 3] !== 0) {
         this.insert(slots, mask, old.subarray(o, o + 4));
@@ -138,6 +141,7 @@ export class IdTable {
    */
   private slotOf(w: ArrayLike<number>, mask: number): number {
     const s = this.seed;
+    // Stryker disable next-line ArithmeticOperator: a subtraction is the sum with another random odd seed (test/mutation/EQUIVALENT.core.md)
     const h = Math.imul(w[0]!, s[0]!) + Math.imul(w[1]!, s[1]!) + Math.imul(w[2]!, s[2]!) + Math.imul(w[3]!, s[3]!) + s[4]!;
     return (h >>> (Math.clz32(mask + 1) + 1)) & mask;
   }
@@ -150,6 +154,7 @@ function isZero(w: Uint32Array): boolean {
 /** Four odd multipliers and an addend, from the runtime's cryptographic random source. */
 function randomSeed(): Uint32Array {
   const seed = globalThis.crypto.getRandomValues(new Uint32Array(5));
+  // Stryker disable next-line EqualityOperator: an odd addend is one of the seeds drawn anyway (test/mutation/EQUIVALENT.core.md)
   for (let i = 0; i < 4; i++) seed[i]! |= 1;
   return seed;
 }
