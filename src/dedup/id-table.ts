@@ -135,9 +135,12 @@ export class IdTable {
   }
 
   /**
-   * Multiply-add-shift over the four words with the table's random odd multipliers: for any two
-   * keys, the chance that they share a slot is about 2 / capacity, whatever keys were chosen. The
-   * slot is the top bits of the sum (its low bits depend on the low bits of the words only).
+   * Multiply-add-shift over the four words with the table's random odd multipliers: two ids not
+   * chosen against the table (svc's random UUIDs) share a slot with a chance of about 2 / capacity.
+   * In 32-bit arithmetic it is no universal hash: ids whose words differ by 2^31 in two words share
+   * a slot under every seed. Only verified deliveries reach the table, so only the holder of the
+   * secret could choose such ids. The slot is the top bits of the sum (its low bits depend on the
+   * low bits of the words only).
    */
   private slotOf(w: ArrayLike<number>, mask: number): number {
     const s = this.seed;
