@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { childDropping } from '../../../../src/internal/logging/log-redaction';
 import {
+  GuardedLogger,
   LoggerOnFirstLine,
   SinkLogger,
   consoleJsonSink,
@@ -40,6 +41,11 @@ describe('consoleJsonSink: JSON lines through the console (Workers, Vercel Edge)
     expect(JSON.parse(spies.info.mock.calls[0][0] as string)).not.toHaveProperty('msg');
   });
 
+  it('keeps a field named msg when the line has no message, as pino does', () => {
+    consoleJsonSink()('info', { msg: 'from the fields' }, undefined);
+    expect(JSON.parse(spies.info.mock.calls[0][0] as string)).toMatchObject({ msg: 'from the fields' });
+  });
+
   it('still writes a line, with a note, when the fields cannot be written as JSON', () => {
     consoleJsonSink()('warn', { big: BigInt(1) }, 'hello');
     const line = JSON.parse(spies.warn.mock.calls[0][0] as string) as Record<string, unknown>;
@@ -73,6 +79,22 @@ describe('SinkLogger', () => {
     const logger = new SinkLogger(sink, upper).scrubbing((inner) => ({ fields: inner.fields, message: (m) => `${inner.message(m)}!` }));
     logger.warn({ a: 1 }, 'careful');
     expect(sink).toHaveBeenCalledWith('warn', { a: 1, scrubbed: true }, 'CAREFUL!');
+  });
+});
+
+describe('GuardedLogger: a user logger behind one guard', () => {
+  it('gives itself for a child when its logger cannot make one, so the lines are still written', () => {
+    const info = jest.fn();
+    const guarded = new GuardedLogger({
+      ...new SinkLogger(info, KEEP),
+      child: () => {
+        throw new Error('no children here');
+      },
+    });
+    const child = guarded.child({ deliveryId: 'd' });
+    expect(child).toBe(guarded);
+    child.info('still written');
+    expect(info).toHaveBeenCalledWith('info', {}, 'still written');
   });
 });
 
@@ -121,6 +143,7 @@ describe('which loggers the logger option takes', () => {
     ['one without child', { ...pinoLike(), child: 1 }],
     ['one without flush', { ...pinoLike(), flush: undefined }],
     ['one without bindings', { ...pinoLike(), bindings: 'b' }],
+    ['a function with their fields', Object.assign(() => undefined, pinoLike())],
   ])('does not take %s for a pino logger', (_what, candidate) => {
     expect(isPinoLogger(candidate)).toBe(false);
   });
