@@ -23,6 +23,10 @@ describe('redactSecrets', () => {
     expect(() => JSON.parse(out)).not.toThrow();
   });
 
+  it("keeps a bot id only in a bot token: another kind's secret that starts like one keeps only its prefix", () => {
+    expect(redactSecrets(`svc_oa_${ID}_${SECRET}`)).toBe(`svc_oa_${ID.slice(0, 6)}…[redacted]`);
+  });
+
   it('keeps nothing of a secret-looking tail shorter than a full secret', () => {
     expect(redactSecrets('svc_os_partialpartial12')).toBe('svc_os_…[redacted]');
   });

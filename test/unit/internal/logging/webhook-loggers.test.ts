@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { DeferredLogger, SILENT_LOGGER } from '../../../../src/internal/logging/logger';
+import { DeferredLogger, SILENT_LOGGER, isPinoLogger } from '../../../../src/internal/logging/logger';
 import { LOG_BATCH, fallbackLogger, pinoTo, scrubbedLogger, webhookLoggers } from '../../../../src/internal/logging/webhook-loggers';
 
 const SECRET = 'the-configured-secret-0123456789';
@@ -76,6 +76,10 @@ describe('webhookLoggers', () => {
     expect(flush).toHaveBeenCalled();
   });
 
+  it('resolves its flush at once for a console-like logger, which has nothing pending', async () => {
+    await expect(webhookLoggers(consoleLike(), 'bot', []).flush()).resolves.toBeUndefined();
+  });
+
   it('resolves its flush when pino cannot flush', async () => {
     const { logger: parent } = pinoLines();
     jest.spyOn(parent, 'flush').mockImplementation(() => {
@@ -111,6 +115,58 @@ describe('the default logger on Node', () => {
   });
 });
 
+describe('the default logger on Node: pino', () => {
+  it('is loaded when first needed, a pino logger named svc-webhooks', () => {
+    jest.isolateModules(() => {
+      const fresh = require('../../../../src/internal/logging/webhook-loggers') as typeof import('../../../../src/internal/logging/webhook-loggers');
+      const loaded = (fresh.fallbackLogger() as DeferredLogger).now();
+      expect(isPinoLogger(loaded)).toBe(true);
+      expect(loaded.bindings()).toMatchObject({ name: 'svc-webhooks' });
+    });
+  });
+
+  it("never writes on the caller's turn: even a full batch is written once the event loop turns", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-webhooks-log-'));
+    try {
+      const file = join(dir, 'out.log');
+      const written = () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+      const { logger } = pinoTo(file);
+      logger.info('x'.repeat(LOG_BATCH.minLength));
+      expect(written()).toBe('');
+      // The event loop turns; on a busy machine the file may take a while to open.
+      for (const deadline = Date.now() + 5000; written() === '' && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(written().split('\n').filter(Boolean)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the default logger where there is no stdout (Workers, Vercel Edge)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each<[string, unknown]>([
+    ['no process', undefined],
+    ['a process without stdout', {}],
+  ])('writes pino-shaped JSON lines through the console where there is %s', (_what, stand) => {
+    const info = jest.spyOn(console, 'info').mockImplementation(() => undefined);
+    jest.isolateModules(() => {
+      const fresh = require('../../../../src/internal/logging/webhook-loggers') as typeof import('../../../../src/internal/logging/webhook-loggers');
+      const real = Object.getOwnPropertyDescriptor(globalThis, 'process')!;
+      Object.defineProperty(globalThis, 'process', { value: stand, configurable: true, writable: true });
+      try {
+        // The default logger is chosen once, when it is first asked for.
+        fresh.fallbackLogger();
+      } finally {
+        Object.defineProperty(globalThis, 'process', real);
+      }
+      fresh.webhookLoggers(undefined, 'bot', []).logger.info({ deliveryId: 'd' }, 'hello');
+    });
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(info.mock.calls[0]![0] as string)).toMatchObject({ level: 30, name: 'svc-webhooks', webhook: 'bot', msg: 'hello' });
+  });
+});
+
 describe('the default logger on Deno', () => {
   afterEach(() => {
     delete (globalThis as { Deno?: unknown }).Deno;
@@ -127,5 +183,18 @@ describe('the default logger on Deno', () => {
     });
     expect(info).toHaveBeenCalledTimes(1);
     expect(JSON.parse(info.mock.calls[0]![0] as string)).toMatchObject({ level: 30, name: 'svc-webhooks', webhook: 'board', deliveryId: 'd', msg: 'hello' });
+  });
+
+  it("writes the watcher's scrubbed lines the same way, with its bindings", () => {
+    (globalThis as { Deno?: unknown }).Deno = { version: { deno: '2' } };
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+    jest.isolateModules(() => {
+      const fresh = require('../../../../src/internal/logging/webhook-loggers') as typeof import('../../../../src/internal/logging/webhook-loggers');
+      fresh.scrubbedLogger(undefined, { part: 'watcher' }, [SECRET]).warn({ detail: SECRET }, 'svc is unhealthy');
+    });
+    expect(warn).toHaveBeenCalledTimes(1);
+    const line = JSON.parse(warn.mock.calls[0]![0] as string) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 40, name: 'svc-webhooks', part: 'watcher', msg: 'svc is unhealthy' });
+    expect(JSON.stringify(line)).not.toContain(SECRET);
   });
 });
