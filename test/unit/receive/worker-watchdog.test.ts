@@ -1,18 +1,21 @@
 import { IDLE_LOOKS, watchWorker } from '../../../src/receive/worker-watchdog';
-import { memoryLogger } from '../../support/apps';
+import { deferred, memoryLogger } from '../../support/apps';
 
 /** A worker as the watchdog sees it: whether it is busy, when it last took a job, how many jobs wait. */
-function watched({ busy = false, waiting = 3, restartFails = false } = {}) {
-  const state = { busy, waiting, lastTaken: Date.now(), restarts: 0 };
+function watched({ busy = false, waiting = 3, restartFails = false, count = (n: number) => Promise.resolve(n) } = {}) {
+  const state = { busy, waiting, lastTaken: Date.now(), restarts: 0, counts: 0 };
   const log = memoryLogger();
   const dog = watchWorker({
     everyMs: 1000,
     busy: () => state.busy,
     lastTaken: () => state.lastTaken,
-    waiting: () => Promise.resolve(state.waiting),
+    waiting: () => {
+      state.counts++;
+      return count(state.waiting);
+    },
     restart: async () => {
       state.restarts++;
-      if (restartFails) throw new Error('redis down');
+      if (restartFails) throw Object.assign(new Error('redis down'), { code: 'E_DOWN' });
     },
     logger: log.logger,
   });
@@ -31,6 +34,13 @@ describe('the inbox worker watchdog', () => {
     await jest.advanceTimersByTimeAsync(1000);
     expect(state.restarts).toBe(1);
     expect(log.lines.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ waiting: 3 })]);
+    dog.stop();
+  });
+
+  it('says at warn how long the worker has taken no job', async () => {
+    const { log, dog } = watched();
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(log.lines.filter((l) => l.level === 40)).toEqual([expect.objectContaining({ waiting: 3, idleMs: 3000 })]);
     dog.stop();
   });
 
@@ -72,6 +82,27 @@ describe('the inbox worker watchdog', () => {
     await jest.advanceTimersByTimeAsync(5000);
     expect(state.restarts).toBe(2);
     expect(log.lines.filter((l) => l.level === 50)).toHaveLength(2);
+    dog.stop();
+  });
+
+  it('logs the error of a failed restart with its code', async () => {
+    const { log, dog } = watched({ restartFails: true });
+    await jest.advanceTimersByTimeAsync(3000);
+    expect(log.lines.filter((l) => l.level === 50)).toEqual([expect.objectContaining({ err: expect.objectContaining({ code: 'E_DOWN' }) })]);
+    dog.stop();
+  });
+
+  it('asks the queue for its count once at a time: a look while the last count is still awaited is skipped', async () => {
+    const answer = deferred<number>();
+    const { state, dog } = watched({ count: () => answer.promise });
+    // The look at 2 s asks; the queue answers only after the looks at 3 s and 4 s.
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(state.counts).toBe(1);
+    answer.resolve(3);
+    await jest.advanceTimersByTimeAsync(1000);
+    // The skipped looks counted nothing: this is the second idle look, not the fourth.
+    expect(state.counts).toBe(2);
+    expect(state.restarts).toBe(1);
     dog.stop();
   });
 
