@@ -134,6 +134,7 @@ async function turnOf<S, D extends Delivery>(
     await wake(await order.finish(data.board, jobId, data.sequence, true), jobId);
     return undefined;
   }
+  // Stryker disable next-line LogicalOperator: only a waiting turn has `missing`, always set (test/mutation/EQUIVALENT.receive.md)
   if (!turn.run && 'missing' in turn && turn.missing !== undefined) logGapWait(settings.logger, data, { waitMs: turn.waitMs, missing: turn.missing });
   if (!turn.run) return parts.waitForTurn(job, token, turn);
   return turn;
@@ -172,6 +173,7 @@ async function runJob<S, D extends Delivery>(
 ): Promise<SettledResult> {
   let ctx: DeliveryScope | undefined;
   try {
+    // Stryker disable next-line StringLiteral: Buffer.from reads an empty encoding as UTF-8 (test/mutation/EQUIVALENT.receive.md)
     const payload = parseJson(Buffer.from(data.body, 'utf8'));
     const verified = { by: data.verifiedBy, ...(data.timestamp === undefined ? {} : { timestamp: data.timestamp }) };
     const delivery = protocol.check(payload, { request: headersOnly(data.headers), verified, nowMs: data.receivedAt });

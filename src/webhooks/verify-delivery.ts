@@ -137,6 +137,7 @@ const BOT_CHECK = botDeliveryCheck(BOT_UPDATE_MAX_AGE_MS);
  * promise on every runtime: where there is no node:crypto, the HMAC is WebCrypto's, which is async.
  */
 export async function verifyBoardDelivery(input: VerifyBoardDeliveryInput): Promise<VerifiedBoardDelivery> {
+  // Stryker disable next-line ObjectLiteral,StringLiteral: they only word an unknown option's TypeError (test/mutation/EQUIVALENT.receive.md)
   const read = readOptions(VERIFY_BOARD_INPUT, input, { factory: 'verifyBoardDelivery', renamed: RENAMED });
   const { id, kind, event, timestamp, sequence } = await verify(read, {
     schema: 'board',
@@ -148,6 +149,7 @@ export async function verifyBoardDelivery(input: VerifyBoardDeliveryInput): Prom
 
 /** Verifies one bot update without an HTTP framework, as verifyBoardDelivery does a board event. */
 export async function verifyBotDelivery(input: VerifyDeliveryInput): Promise<VerifiedBotDelivery> {
+  // Stryker disable next-line ObjectLiteral,StringLiteral: they only word an unknown option's TypeError (test/mutation/EQUIVALENT.receive.md)
   const read = readOptions(VERIFY_BOT_INPUT, input, { factory: 'verifyBotDelivery', renamed: RENAMED });
   const { id, kind, data, update } = await verify(read, { schema: 'bot', verifier: (secrets) => botVerifier(secrets, BOT_PATH), check: BOT_CHECK });
   return { deliveryId: id, known: KNOWN_KINDS.has(kind), kind, data, update } as VerifiedBotDelivery;
