@@ -1,5 +1,5 @@
 /**
- * The inbox worker's unit-test harness, for the spec files beside inbox-worker.test.ts: BullMQ is the
+ * The inbox worker's unit-test harness, for inbox-worker.test.ts and the spec files beside it: BullMQ is the
  * scripted fake of test/support/fake-bullmq.ts and the worker's Redis connection a scripted client
  * whose `eval` answers the board-order scripts. A spec file using it mocks both modules first:
  *
@@ -20,10 +20,15 @@ export const NOW = 1_800_000_000_000;
 export const RECEIVED_AT = NOW - 5_000;
 
 type Op = 'start' | 'finish' | 'release' | 'pass';
+interface OrderCall {
+  op: Op;
+  keys: string[];
+  args: Array<string | number>;
+}
 
 /** A Redis connection that answers the board-order scripts as each test scripts them. */
 export function fakeConnection() {
-  const calls: Array<{ op: Op; keys: string[]; args: Array<string | number> }> = [];
+  const calls: OrderCall[] = [];
   const answers: Record<Op, unknown[]> = { start: [], finish: [], release: [], pass: [] };
   const fallback: Record<Op, unknown> = { start: [1, -1], finish: null, release: 1, pass: null };
   const connection = {
@@ -41,22 +46,31 @@ export function fakeConnection() {
   return { connection, calls, answers };
 }
 
-/** A job as BullMQ hands it to the processor. */
-export function fakeJob(data: InboxJob, { attemptsMade = 0, attempts = 3, id = `d-${data.deliveryId}` } = {}) {
+/** A job as BullMQ hands it to the processor (`attempts: null`: a job added without attempts). */
+export interface FakeJob {
+  id: string;
+  data: InboxJob;
+  attemptsMade: number;
+  opts: { attempts?: number };
+  finishedOn?: number;
+  moveToDelayed: jest.Mock;
+  promote: jest.Mock;
+}
+
+export function fakeJob(data: InboxJob, { attemptsMade = 0, attempts = 3 as number | null, id = `d-${data.deliveryId}` } = {}): FakeJob {
   return {
     id,
     data,
     attemptsMade,
-    opts: { attempts },
-    finishedOn: undefined as number | undefined,
+    opts: attempts === null ? {} : { attempts },
     moveToDelayed: jest.fn(() => Promise.resolve()),
     promote: jest.fn(() => Promise.resolve()),
   };
 }
 
-/** An ordered board event's job as the receiver makes it, changed by `overrides`. */
-export function boardJobData(overrides: Partial<InboxJob> = {}): InboxJob {
-  const payload = fixture('board', 'task.created', { sequence: 7 });
+/** A board event's job as the receiver makes it (see boardJobs), its board and sequence as given. */
+export function boardJobData(overrides: Partial<InboxJob> = {}, event: Record<string, unknown> = {}): InboxJob {
+  const payload = fixture('board', 'task.created', { sequence: 7, ...event });
   const timestamp = Math.floor(RECEIVED_AT / 1000);
   return {
     webhook: 'board',

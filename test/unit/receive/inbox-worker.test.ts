@@ -7,6 +7,7 @@ import { DEFAULT_RETENTION_MS } from '../../../src/dedup/delivery-store';
 import { BOARD_PLACE_KEPT_MS } from '../../../src/inbox/board-order';
 import { BOARD_SECRET, BOT_SECRET, fixture, onBoard } from '../../support/sign';
 import { resetBullmq } from '../../support/fake-bullmq';
+import { NOW, RECEIVED_AT, boardJobData, fakeConnection, fakeJob, flush, type FakeJob } from './inbox-worker-harness';
 
 /**
  * The inbox worker's own logic, in process: BullMQ is replaced by fakes that keep the processor,
@@ -26,36 +27,7 @@ jest.mock('../../../src/inbox/redis-connection', () => ({
 
 const bull = jest.requireMock('bullmq') as { Queue: any; Worker: any; DelayedError: new () => Error };
 
-const NOW = 1_800_000_000_000;
-const RECEIVED_AT = NOW - 5_000;
 const URL = 'redis://inbox.test:6379/0';
-
-type Op = 'start' | 'finish' | 'release' | 'pass';
-interface OrderCall {
-  op: Op;
-  keys: string[];
-  args: Array<string | number>;
-}
-
-/** A Redis connection that answers the board-order scripts as each test scripts them. */
-function fakeConnection() {
-  const calls: OrderCall[] = [];
-  const answers: Record<Op, unknown[]> = { start: [], finish: [], release: [], pass: [] };
-  const fallback: Record<Op, unknown> = { start: [1, -1], finish: null, release: 1, pass: null };
-  const connection = {
-    eval: jest.fn((_script: string, numKeys: number, ...rest: Array<string | number>) => {
-      const keys = rest.slice(0, numKeys) as string[];
-      const args = rest.slice(numKeys);
-      const op: Op = numKeys === 4 ? 'start' : numKeys === 1 ? 'release' : args.length === 5 ? 'finish' : 'pass';
-      calls.push({ op, keys, args });
-      const answer = answers[op].length > 0 ? answers[op].shift() : fallback[op];
-      return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
-    }),
-    quit: jest.fn(() => Promise.resolve('OK')),
-    disconnect: jest.fn(),
-  };
-  return { connection, calls, answers };
-}
 
 /** A pino logger into memory; `failing` makes every write throw. */
 function memoryLog() {
@@ -80,46 +52,6 @@ function memoryLog() {
   };
 }
 
-interface FakeJob {
-  id: string;
-  data: InboxJob;
-  attemptsMade: number;
-  opts: { attempts?: number };
-  finishedOn?: number;
-  moveToDelayed: jest.Mock;
-  promote: jest.Mock;
-}
-
-function fakeJob(data: InboxJob, { attemptsMade = 0, attempts = 3 as number | null, id = `d-${data.deliveryId}` } = {}): FakeJob {
-  return {
-    id,
-    data,
-    attemptsMade,
-    opts: attempts === null ? {} : { attempts },
-    moveToDelayed: jest.fn(() => Promise.resolve()),
-    promote: jest.fn(() => Promise.resolve()),
-  };
-}
-
-/** A board event's job as the receiver makes it (see boardJobs), its board and sequence as given. */
-function boardJobData(overrides: Partial<InboxJob> = {}, event: Record<string, unknown> = {}): InboxJob {
-  const payload = fixture('board', 'task.created', { sequence: 7, ...event });
-  const timestamp = Math.floor(RECEIVED_AT / 1000);
-  return {
-    webhook: 'board',
-    deliveryId: payload.id,
-    kind: payload.type,
-    body: JSON.stringify(payload),
-    headers: { 'content-type': 'application/json', 'x-svc-delivery': payload.id, 'x-svc-event': payload.type, 'x-svc-timestamp': String(timestamp) },
-    receivedAt: RECEIVED_AT,
-    timestamp,
-    board: 'B1',
-    sequence: 7,
-    ordered: true,
-    ...overrides,
-  };
-}
-
 /** The job of an event verified with the secrets of `boardId` (a resolver's board): its body names that board. */
 function verifiedJobData(boardId: string): InboxJob {
   const {
@@ -136,8 +68,6 @@ function plainJobData(overrides: Partial<InboxJob> = {}): InboxJob {
   const { board: _b, sequence: _s, ordered: _o, ...rest } = boardJobData(overrides);
   return { ...rest, ...overrides };
 }
-
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Handler = (event: any, ctx: any) => unknown;
 
