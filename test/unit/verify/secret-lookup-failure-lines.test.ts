@@ -1,7 +1,7 @@
 import pino from 'pino';
-import { isSvcWebhookError } from '../../../src';
 import { FAILURE_LOG_INTERVAL_MS, MAX_FAILURE_LINES, SecretLookup } from '../../../src/verify/secret-resolver';
 import { secretLookupSettings } from '../../../src/verify/secret-lookup-options';
+import { codeOf } from '../../support/refusal';
 
 /** A lookup on a clock whose resolver always throws; it keeps the log lines. */
 function failingLookup() {
@@ -18,15 +18,6 @@ function failingLookup() {
     now: () => state.now,
   });
   return { lookup, lines, state };
-}
-
-async function codeOf(work: () => unknown): Promise<string | undefined> {
-  try {
-    await work();
-    return undefined;
-  } catch (err) {
-    return isSvcWebhookError(err) ? err.code : `not an SvcWebhookError: ${String(err)}`;
-  }
 }
 
 describe("the secret resolver's failure lines", () => {

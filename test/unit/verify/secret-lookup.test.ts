@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { isSvcWebhookError } from '../../../src';
 import { pathId, pathPattern, requestPathname } from '../../../src/internal/request/path-pattern';
 import { bodyBoardId, scannedBoardId } from '../../../src/verify/claimed-board';
 import { FAILURE_LOG_INTERVAL_MS, MAX_FAILURE_LINES, SecretLookup, type SecretAnswer } from '../../../src/verify/secret-resolver';
 import { secretLookupSettings } from '../../../src/verify/secret-lookup-options';
 import { redactingLogOptions } from '../../../src/internal/logging/log-redaction';
+import { codeOf } from '../../support/refusal';
 
 const silent = pino({ level: 'silent' });
 const SECRET = 'a-secret-of-sixteen-or-more';
@@ -21,15 +21,6 @@ function lookupWith(resolve: (id: string) => SecretAnswer | PromiseLike<SecretAn
     logger: silent,
   });
   return { lookup, calls };
-}
-
-async function codeOf(work: () => unknown): Promise<string | undefined> {
-  try {
-    await work();
-    return undefined;
-  } catch (err) {
-    return isSvcWebhookError(err) ? err.code : `not an SvcWebhookError: ${String(err)}`;
-  }
 }
 
 describe('SecretLookup', () => {

@@ -1,21 +1,9 @@
 import { REDACTED, TOO_DEEP, redactingLogOptions } from '../../../../src/internal/logging/log-redaction';
+import { nested, unnested } from './nested-values';
 
 const SECRET = 'board-secret-0123456789abcdef';
 const { formatters } = redactingLogOptions([SECRET]);
 const line = (fields: object) => formatters.log(fields) as Record<string, unknown>;
-
-/** `value` under `levels` objects of one field each: at depth `levels` of a line's field. */
-function nested(value: unknown, levels: number): Record<string, unknown> {
-  let out: Record<string, unknown> = { deeper: value };
-  for (let i = 1; i < levels; i++) out = { deeper: out };
-  return out;
-}
-
-function unnested(value: unknown, levels: number): unknown {
-  let out = value;
-  for (let i = 0; i < levels; i++) out = (out as { deeper: unknown }).deeper;
-  return out;
-}
 
 /** The value logged at `levels` levels below a line's field, as the line shows it. */
 const shownAt = (value: unknown, levels: number): unknown => unnested(line({ deep: nested(value, levels) }).deep, levels);

@@ -1,5 +1,6 @@
 import { stdSerializers } from 'pino';
 import { REDACTED, TOO_DEEP, UNREADABLE, redactingLogOptions } from '../../../../src/internal/logging/log-redaction';
+import { nested, unnested } from './nested-values';
 
 const SECRET = 'board-secret-0123456789abcdef';
 const { formatters } = redactingLogOptions([SECRET]);
@@ -319,19 +320,6 @@ describe('an error logged under a key of its own (not `err`)', () => {
     expect(line({ failure: err }).failure).toEqual({ type: 'Error', message: 'the error could not be read' });
   });
 });
-
-/** `value` under `levels` objects of one field each: at depth `levels` of a line's field. */
-function nested(value: unknown, levels: number): Record<string, unknown> {
-  let out: Record<string, unknown> = { deeper: value };
-  for (let i = 1; i < levels; i++) out = { deeper: out };
-  return out;
-}
-
-function unnested(value: unknown, levels: number): unknown {
-  let out = value;
-  for (let i = 0; i < levels; i++) out = (out as { deeper: unknown }).deeper;
-  return out;
-}
 
 describe('what a log line drops', () => {
   it('is written as pino writes a censored value, "[Redacted]"', () => {
