@@ -48,8 +48,7 @@ const DONE: ClaimResult = Object.freeze({ state: 'done' });
 const BUSY: ClaimResult = Object.freeze({ state: 'busy' });
 const PRUNE_BATCH = 1000;
 const UNDEFINED_TABLE = '42P01';
-// A connection whose statement timed out is kept this many command timeouts for it to settle, and
-// a connection attempt of the store's own pool runs on as long.
+// A connection whose statement timed out is kept this many command timeouts to settle; the store's own pool's connection attempts run as long.
 const SETTLE_FACTOR = 10;
 
 /**
@@ -73,8 +72,7 @@ export class PostgresStore implements DeliveryStore {
   private readonly logger: Pick<WebhookLogger, 'warn'> | undefined;
   private readonly pruneTimer: NodeJS.Timeout;
   private pruning: Promise<number> | undefined;
-  // Deliveries whose transaction recorded them as done: the receiver's commit that follows has
-  // nothing left to write.
+  // Deliveries whose transaction recorded them as done: the receiver's commit that follows has nothing left to write.
   private readonly markedInTransaction = new Set<string>();
 
   constructor(options: PostgresStoreOptions) {
